@@ -1,0 +1,161 @@
+// exala/superaccumulator.hpp - a Kulisch-style long accumulator that is
+// exact for every finite double and every product of two finite doubles.
+//
+// Guarantee: after any sequence of add / add_product / merge, the held value
+// is the exact sum of the terms (no rounding ever happens inside); round()
+// returns that value correctly rounded in the requested IEEE direction.
+// Follows Kulisch & Miranker's long accumulator with carry-save digits as in
+// R. Neal's xsum (2015) and Collange, Defour, Graillat, Iakymchuk, "Numerical
+// reproducibility for the parallel reduction on multi- and many-core
+// architectures" (ParCo 2015).
+//
+// Assumptions (all checked by tests/test_accum.cpp):
+//  * binary64 doubles: 53-bit significands, exponents -1074 (subnormal lsb)
+//    to 1023; the product of two finite doubles is m * 2^e with m < 2^106 and
+//    -2148 <= e; its magnitude is < 2^2048;
+//  * two's complement int64 and a 128-bit unsigned integer (GCC/Clang).
+// Layout: num_digits signed 64-bit digits of radix 2^32; digit i weighs
+// 2^(32 i + min_exponent). Normalized digits lie in [0, 2^32) except the top
+// one, which carries the sign. Each deposit adds less than 2^53 to a digit,
+// so up to carry_limit deposits fit before a normalization pass.
+// Range: min_exponent = -2176 (a multiple of 32 below 2^-2148), and 136 digits
+// reach 2^2176 plus the 63 bits of the top digit: sums of up to 2^64 products
+// of finite doubles never overflow the accumulator.
+// Special values are kept in flags beside the digits, never in them: NaN in
+// gives NaN; +inf with -inf gives NaN; otherwise an infinity wins.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "exala/rounding.hpp"
+
+namespace exala {
+
+class superaccumulator {
+ public:
+  static constexpr int digit_bits = 32;
+  static constexpr int min_exponent = -2176;
+  static constexpr int num_digits = 136;
+  static constexpr int carry_limit = 1000;  // < 2^(63-53)
+  // Size in bytes of the serialized form (fixed, for MPI and GPU transfer).
+  static constexpr std::size_t serialized_size = 16 + 8 * num_digits;
+
+  // Flag bits (public for kernels that build accumulators directly).
+  enum : std::uint32_t {
+    flag_nan = 1u,          // a NaN term, or inf*0 in a product
+    flag_pos_inf = 2u,      // a +inf term
+    flag_neg_inf = 4u,      // a -inf term
+    flag_has_term = 8u,     // at least one term was added
+    flag_not_negzero = 16u, // some term was not -0
+    flag_not_poszero = 32u, // some term was not +0
+  };
+
+  superaccumulator() noexcept { clear(); }
+
+  void clear() noexcept {
+    digits_.fill(0);
+    pending_ = 0;
+    flags_ = 0;
+  }
+
+  // Adds one term x exactly (special values go to the flags).
+  void add(double x) noexcept {
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+    if (((bits >> 52) & 0x7ff) == 0x7ff) {
+      add_special(x);
+      return;
+    }
+    flags_ |= flag_has_term | zero_flags(bits);
+    deposit(x);
+  }
+
+  // Adds the exact product a*b as one term (IEEE semantics for specials:
+  // inf*0 is NaN, inf*finite is a signed infinity).
+  void add_product(double a, double b) noexcept;
+
+  // Adds a finite double exactly, without touching the term flags. This is
+  // the hot path of the kernels (they record terms themselves).
+  void deposit(double x) noexcept {
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+    const std::uint64_t biased = (bits >> 52) & 0x7ff;
+    const std::uint64_t mant =
+        (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{biased != 0} << 52);
+    // value = mant * 2^(max(biased,1) - 1075); bit position above min_exponent:
+    const std::uint64_t pos = biased + (biased == 0) - 1075 - min_exponent;
+    const unsigned __int128 v = static_cast<unsigned __int128>(mant) << (pos & 31);
+    const std::int64_t sign = static_cast<std::int64_t>(bits) >> 63;  // 0 or -1
+    const std::int64_t lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) & 0xffffffffu);
+    const std::int64_t hi = static_cast<std::int64_t>(v >> 32);  // < 2^53
+    digits_[pos >> 5] += (lo ^ sign) - sign;
+    digits_[(pos >> 5) + 1] += (hi ^ sign) - sign;
+    if (++pending_ >= carry_limit) normalize();
+  }
+
+  // Records special or term flags computed elsewhere (kernels).
+  void or_flags(std::uint32_t f) noexcept { flags_ |= f; }
+  std::uint32_t flags() const noexcept { return flags_; }
+
+  // Term flags for a finite term with these bits (sign-of-zero bookkeeping).
+  static constexpr std::uint32_t zero_flags(std::uint64_t bits) noexcept {
+    return (bits == 0x8000000000000000u ? 0u : flag_not_negzero) |
+           (bits == 0 ? 0u : flag_not_poszero);
+  }
+
+  // Adds the special value x (inf or NaN) as a term.
+  void add_special(double x) noexcept;
+
+  // Batch forms, compiled out of line with baseline flags so that SIMD
+  // translation units (built with -mavx2 / -mavx512f) never emit their own
+  // copies of shared inline code. Exact, like the scalar calls.
+  void deposit_n(const double* v, std::size_t n) noexcept;       // finite values, no term flags
+  void add_n(const double* x, std::size_t n) noexcept;           // terms x[i]
+  void add_abs_n(const double* x, std::size_t n) noexcept;       // terms |x[i]|
+  void add_products_n(const double* x, const double* y, std::size_t n) noexcept;  // x[i]*y[i]
+
+  // this += other, exactly (used for parallel and distributed reduction).
+  void merge(const superaccumulator& other) noexcept;
+
+  // Negates the held value (and swaps the infinity and zero-sign flags).
+  void negate() noexcept;
+
+  // Propagates carries so that every digit but the top lies in [0, 2^32).
+  void normalize() noexcept;
+
+  // -1, 0 or +1: the sign of the exact finite part (flags ignored).
+  int sign() const noexcept;
+  bool is_zero() const noexcept { return sign() == 0; }
+
+  // True when a NaN or an infinity was added.
+  bool has_special() const noexcept { return (flags_ & (flag_nan | flag_pos_inf | flag_neg_inf)) != 0; }
+
+  // The exact value correctly rounded to double in the given direction,
+  // with IEEE overflow (to +-inf or +-DBL_MAX by direction), exact subnormal
+  // results, and the IEEE sign of an exact zero sum.
+  double round(rounding mode = rounding::to_nearest_even) const noexcept;
+
+  // Fixed-size little-endian encoding: magic "EXSA", version, digit count,
+  // flags, then the normalized digits. deserialize() validates everything and
+  // throws exala::format_error on bad data.
+  void serialize(std::span<std::byte, serialized_size> out) const noexcept;
+  std::vector<std::byte> serialize() const;
+  static superaccumulator deserialize(std::span<const std::byte> in);
+
+  // Read access for tests and for other backends' merge code.
+  const std::array<std::int64_t, num_digits>& digits() const noexcept { return digits_; }
+
+  friend bool operator==(const superaccumulator& a, const superaccumulator& b) noexcept;
+
+ private:
+  void deposit_bits(std::uint64_t m, int pos, bool negative) noexcept;
+
+  std::array<std::int64_t, num_digits> digits_;
+  int pending_;
+  std::uint32_t flags_;
+};
+
+}  // namespace exala

@@ -1,0 +1,310 @@
+// Exact long accumulator: out-of-line parts (products, merge, rounding,
+// serialization). See exala/superaccumulator.hpp for the contract.
+#include "exala/superaccumulator.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "exala/arith.hpp"
+#include "exala/error.hpp"
+
+namespace exala {
+
+namespace {
+
+using u128 = unsigned __int128;
+
+constexpr std::uint64_t frac_mask = (std::uint64_t{1} << 52) - 1;
+
+// Significand and biased exponent (subnormals use exponent 1) of a finite
+// double: |x| = mant * 2^(exp - 1075).
+struct unpacked {
+  std::uint64_t mant;
+  int exp;
+  bool negative;
+};
+
+unpacked unpack(double x) noexcept {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  return {(bits & frac_mask) | (std::uint64_t{biased != 0} << 52), biased + (biased == 0),
+          (bits >> 63) != 0};
+}
+
+}  // namespace
+
+void superaccumulator::deposit_bits(std::uint64_t m, int pos, bool negative) noexcept {
+  // m * 2^(pos + min_exponent); pos >= 0. Spread over three digits, each
+  // increment below 2^32.
+  const u128 v = static_cast<u128>(m) << (pos & 31);
+  const int i = pos >> 5;
+  const auto d0 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) & 0xffffffffu);
+  const auto d1 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 32) & 0xffffffffu);
+  const auto d2 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 64));
+  if (negative) {
+    digits_[i] -= d0;
+    digits_[i + 1] -= d1;
+    digits_[i + 2] -= d2;
+  } else {
+    digits_[i] += d0;
+    digits_[i + 1] += d1;
+    digits_[i + 2] += d2;
+  }
+  if (++pending_ >= carry_limit) normalize();
+}
+
+void superaccumulator::add_special(double x) noexcept {
+  flags_ |= flag_has_term | flag_not_negzero | flag_not_poszero;
+  if (std::isnan(x))
+    flags_ |= flag_nan;
+  else
+    flags_ |= std::signbit(x) ? flag_neg_inf : flag_pos_inf;
+}
+
+void superaccumulator::add_product(double a, double b) noexcept {
+  if (!std::isfinite(a) || !std::isfinite(b)) {
+    add_special(a * b);  // IEEE: NaN, or inf*0 = NaN, or a signed infinity
+    return;
+  }
+  const unpacked ua = unpack(a);
+  const unpacked ub = unpack(b);
+  const bool negative = ua.negative != ub.negative;
+  flags_ |= flag_has_term;
+  if (ua.mant == 0 || ub.mant == 0) {  // exact zero product, IEEE sign
+    flags_ |= negative ? flag_not_poszero : flag_not_negzero;
+    return;
+  }
+  flags_ |= flag_not_negzero | flag_not_poszero;
+  const u128 p = static_cast<u128>(ua.mant) * ub.mant;  // < 2^106, exact
+  // |a*b| = p * 2^(ea + eb - 2150); bit position above min_exponent:
+  const int pos = ua.exp + ub.exp - 2150 - min_exponent;
+  deposit_bits(static_cast<std::uint64_t>(p), pos, negative);
+  const auto high = static_cast<std::uint64_t>(p >> 64);
+  if (high != 0) deposit_bits(high, pos + 64, negative);
+}
+
+void superaccumulator::deposit_n(const double* v, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) deposit(v[i]);
+}
+
+void superaccumulator::add_n(const double* x, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) add(x[i]);
+}
+
+void superaccumulator::add_abs_n(const double* x, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) add(std::fabs(x[i]));
+}
+
+void superaccumulator::add_products_n(const double* x, const double* y, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a = x[i], b = y[i];
+    if (two_prod_is_exact(a, b)) {
+      // Fast exact path: a*b = p + e with both parts finite doubles.
+      const eft_pair p = two_prod(a, b);
+      if (p.hi == 0.0) {
+        flags_ |= flag_has_term |
+                  (std::signbit(a) != std::signbit(b) ? flag_not_poszero : flag_not_negzero);
+        continue;
+      }
+      flags_ |= flag_has_term | flag_not_negzero | flag_not_poszero;
+      deposit(p.hi);
+      if (p.lo != 0.0) deposit(p.lo);
+    } else {
+      add_product(a, b);
+    }
+  }
+}
+
+void superaccumulator::normalize() noexcept {
+  std::int64_t carry = 0;
+  for (int i = 0; i < num_digits - 1; ++i) {
+    const std::int64_t v = digits_[i] + carry;
+    digits_[i] = v & 0xffffffff;
+    carry = v >> 32;  // arithmetic shift: floor division by 2^32
+  }
+  digits_[num_digits - 1] += carry;
+  pending_ = 0;
+}
+
+void superaccumulator::merge(const superaccumulator& other) noexcept {
+  superaccumulator o = other;
+  o.normalize();
+  normalize();
+  for (int i = 0; i < num_digits; ++i) digits_[i] += o.digits_[i];
+  flags_ |= o.flags_;
+  pending_ = 1;  // each digit grew by less than 2^32 + carry-ins
+  normalize();
+}
+
+void superaccumulator::negate() noexcept {
+  for (auto& d : digits_) d = -d;
+  normalize();
+  const std::uint32_t f = flags_;
+  flags_ &= ~(flag_pos_inf | flag_neg_inf | flag_not_negzero | flag_not_poszero);
+  if (f & flag_pos_inf) flags_ |= flag_neg_inf;
+  if (f & flag_neg_inf) flags_ |= flag_pos_inf;
+  if (f & flag_not_negzero) flags_ |= flag_not_poszero;
+  if (f & flag_not_poszero) flags_ |= flag_not_negzero;
+}
+
+int superaccumulator::sign() const noexcept {
+  superaccumulator t = *this;
+  t.normalize();
+  const std::int64_t top = t.digits_[num_digits - 1];
+  if (top != 0) return top < 0 ? -1 : 1;
+  for (int i = num_digits - 2; i >= 0; --i)
+    if (t.digits_[i] != 0) return 1;
+  return 0;
+}
+
+double superaccumulator::round(rounding mode) const noexcept {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if ((flags_ & flag_nan) || ((flags_ & flag_pos_inf) && (flags_ & flag_neg_inf)))
+    return std::numeric_limits<double>::quiet_NaN();
+  if (flags_ & flag_pos_inf) return inf;
+  if (flags_ & flag_neg_inf) return -inf;
+
+  superaccumulator t = *this;
+  t.normalize();
+  const bool negative = t.digits_[num_digits - 1] < 0;
+  if (negative) {
+    for (auto& d : t.digits_) d = -d;
+    t.normalize();
+  }
+  int h = num_digits - 1;
+  while (h >= 0 && t.digits_[h] == 0) --h;
+  if (h < 0) {
+    // Exact zero: IEEE sign rules for a sum (x + x keeps the sign of x).
+    if (!(flags_ & flag_has_term)) return 0.0;
+    if (!(flags_ & flag_not_negzero)) return -0.0;
+    if (!(flags_ & flag_not_poszero)) return 0.0;
+    return mode == rounding::downward ? -0.0 : 0.0;
+  }
+  const auto& d = t.digits_;
+  // Bit positions are counted from 2^min_exponent.
+  const int msb = 32 * h + 63 - std::countl_zero(static_cast<std::uint64_t>(d[h]));
+  const int e_msb = msb + min_exponent;
+  const int q = e_msb - 52 > -1074 ? e_msb - 52 : -1074;  // exponent of the result's ulp
+  const int qpos = q - min_exponent;                       // >= 1102 > 0
+
+  // Bits [qpos, msb] form the significand M (at most 53 bits).
+  const int j = qpos >> 5;
+  u128 window = 0;
+  for (int k = 2; k >= 0; --k) {
+    const int idx = j + k;
+    const std::uint64_t dig = idx < num_digits ? static_cast<std::uint64_t>(d[idx]) : 0;
+    window |= static_cast<u128>(dig) << (32 * k);
+  }
+  std::uint64_t m = static_cast<std::uint64_t>(window >> (qpos & 31)) &
+                    ((std::uint64_t{1} << 53) - 1);
+  // Guard bit at qpos-1 and sticky bit below it.
+  const int gpos = qpos - 1;
+  const bool guard = (static_cast<std::uint64_t>(d[gpos >> 5]) >> (gpos & 31)) & 1;
+  bool sticky = (static_cast<std::uint64_t>(d[gpos >> 5]) & ((std::uint64_t{1} << (gpos & 31)) - 1)) != 0;
+  for (int i = (gpos >> 5) - 1; i >= 0 && !sticky; --i) sticky = d[i] != 0;
+
+  bool up = false;  // increment the magnitude?
+  switch (mode) {
+    case rounding::to_nearest_even: up = guard && (sticky || (m & 1)); break;
+    case rounding::toward_zero: up = false; break;
+    case rounding::upward: up = !negative && (guard || sticky); break;
+    case rounding::downward: up = negative && (guard || sticky); break;
+  }
+  int qq = q;
+  if (up) {
+    ++m;
+    if (m == (std::uint64_t{1} << 53)) {
+      m >>= 1;
+      ++qq;
+    }
+  }
+  double magnitude;
+  if (m == 0) {
+    magnitude = 0.0;  // a tiny value rounded to zero (directed or tie to even)
+  } else if (m < (std::uint64_t{1} << 52)) {
+    magnitude = std::bit_cast<double>(m);  // subnormal: qq == -1074, exact
+  } else {
+    const int biased = qq + 1075;
+    if (biased >= 2047) {
+      // Overflow: to infinity unless the direction points toward zero.
+      const bool to_inf = mode == rounding::to_nearest_even ||
+                          (mode == rounding::upward && !negative) ||
+                          (mode == rounding::downward && negative);
+      magnitude = to_inf ? inf : std::numeric_limits<double>::max();
+    } else {
+      magnitude = std::bit_cast<double>((static_cast<std::uint64_t>(biased) << 52) |
+                                        (m & frac_mask));
+    }
+  }
+  return negative ? -magnitude : magnitude;
+}
+
+namespace {
+constexpr char magic[4] = {'E', 'X', 'S', 'A'};
+constexpr std::uint16_t format_version = 1;
+
+void put_u64(std::byte* p, std::uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xff);
+}
+std::uint64_t get_u64(const std::byte* p) noexcept {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+}  // namespace
+
+void superaccumulator::serialize(std::span<std::byte, serialized_size> out) const noexcept {
+  superaccumulator t = *this;
+  t.normalize();
+  std::memcpy(out.data(), magic, 4);
+  out[4] = static_cast<std::byte>(format_version & 0xff);
+  out[5] = static_cast<std::byte>(format_version >> 8);
+  out[6] = static_cast<std::byte>(num_digits & 0xff);
+  out[7] = static_cast<std::byte>(num_digits >> 8);
+  put_u64(out.data() + 8, flags_);
+  for (int i = 0; i < num_digits; ++i)
+    put_u64(out.data() + 16 + 8 * i, static_cast<std::uint64_t>(t.digits_[i]));
+}
+
+std::vector<std::byte> superaccumulator::serialize() const {
+  std::vector<std::byte> out(serialized_size);
+  serialize(std::span<std::byte, serialized_size>(out.data(), serialized_size));
+  return out;
+}
+
+superaccumulator superaccumulator::deserialize(std::span<const std::byte> in) {
+  if (in.size() != serialized_size)
+    throw format_error("exala: serialized superaccumulator has " + std::to_string(in.size()) +
+                       " bytes, expected " + std::to_string(serialized_size));
+  if (std::memcmp(in.data(), magic, 4) != 0)
+    throw format_error("exala: serialized superaccumulator has a bad magic number");
+  const unsigned version = static_cast<unsigned>(in[4]) | (static_cast<unsigned>(in[5]) << 8);
+  const unsigned nd = static_cast<unsigned>(in[6]) | (static_cast<unsigned>(in[7]) << 8);
+  if (version != format_version || nd != static_cast<unsigned>(num_digits))
+    throw format_error("exala: serialized superaccumulator has version " + std::to_string(version) +
+                       " with " + std::to_string(nd) + " digits; this build reads version " +
+                       std::to_string(format_version) + " with " + std::to_string(num_digits));
+  const std::uint64_t f = get_u64(in.data() + 8);
+  if (f >= 64)
+    throw format_error("exala: serialized superaccumulator has unknown flag bits");
+  superaccumulator r;
+  r.flags_ = static_cast<std::uint32_t>(f);
+  for (int i = 0; i < num_digits; ++i) {
+    const auto v = static_cast<std::int64_t>(get_u64(in.data() + 16 + 8 * i));
+    if (i < num_digits - 1 && (v < 0 || v > 0xffffffff))
+      throw format_error("exala: serialized superaccumulator digit " + std::to_string(i) +
+                         " is not normalized");
+    r.digits_[i] = v;
+  }
+  return r;
+}
+
+bool operator==(const superaccumulator& a, const superaccumulator& b) noexcept {
+  superaccumulator x = a, y = b;
+  x.normalize();
+  y.normalize();
+  return x.flags_ == y.flags_ && x.digits_ == y.digits_;
+}
+
+}  // namespace exala

@@ -1,0 +1,51 @@
+// exala/backend.hpp - the one list of ExaLA backends and the execution
+// options every routine takes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "exala/rounding.hpp"
+
+namespace exala {
+
+// X(name, description). The single place where backends are listed; a backend
+// that is not compiled into this build still parses and links, and a call
+// with it throws exala::not_compiled_in.
+#define EXALA_BACKENDS(X)                                         \
+  X(reference, "plain scalar loops into a superaccumulator (the oracle)") \
+  X(simd, "AVX-512 / AVX2 multi-level kernels chosen at run time")        \
+  X(omp, "OpenMP threads over the simd kernels")
+
+enum class backend {
+#define EXALA_ENUM_(name, desc) name,
+  EXALA_BACKENDS(EXALA_ENUM_)
+#undef EXALA_ENUM_
+};
+
+// How a routine runs. The result bits never depend on these choices
+// (except `mode`, the rounding direction of the final result).
+struct exec {
+  exala::backend backend = exala::backend::simd;
+  int threads = 0;  // omp: number of threads (0 = OpenMP's default)
+  rounding mode = rounding::to_nearest_even;
+};
+
+std::string_view to_string(backend b) noexcept;
+// Parses a backend name; throws exala::invalid_argument naming `arg`.
+backend parse_backend(std::string_view name, const std::string& arg = "backend");
+// True when the backend is compiled into this build.
+bool is_compiled_in(backend b) noexcept;
+
+// The SIMD kernel sets, best first. The choice is made once from cpuid and
+// can be forced with the environment variable EXALA_SIMD=avx512|avx2|scalar.
+enum class kernel_set { scalar, avx2, avx512 };
+std::string_view to_string(kernel_set k) noexcept;
+// Throws exala::error when EXALA_SIMD names an unknown set or one this CPU
+// lacks (a forced choice is never silently replaced).
+kernel_set active_kernel_set();
+// Overrides the run-time choice (throws not_compiled_in / invalid_argument if
+// the set is missing from this build or this CPU).
+void force_kernel_set(kernel_set k);
+
+}  // namespace exala

@@ -1,0 +1,193 @@
+// blas1 front end: argument checks, strides, and the three backends.
+//
+// Every backend adds the same exact terms into a superaccumulator and rounds
+// once, so results agree bit for bit by construction; the backends differ
+// only in how fast the exact sum is formed.
+#include "exala/blas1.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#ifdef EXALA_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "exala/error.hpp"
+#include "kernels.hpp"
+
+namespace exala {
+
+namespace {
+
+// A BLAS vector view: element i lives at base[index(i)].
+struct vec {
+  const double* base;
+  std::int64_t inc;
+  std::int64_t n;
+  std::int64_t index(std::int64_t i) const noexcept {
+    return inc >= 0 ? i * inc : (n - 1 - i) * -inc;
+  }
+};
+
+void check_args(std::int64_t n, const double* x, const char* xname, std::int64_t threads) {
+  if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
+  if (n > 0 && x == nullptr)
+    throw invalid_argument(xname, "is a null pointer with n = " + std::to_string(n));
+  if (threads < 0) throw invalid_argument("threads", "must be >= 0, got " + std::to_string(threads));
+}
+
+void require_compiled(backend b) {
+  if (!is_compiled_in(b)) throw not_compiled_in("backend '" + std::string(to_string(b)) + "'");
+}
+
+enum class op { sum, asum, dot };
+
+// Term flags of element i for the rare case of an exactly zero partial sum
+// (only then do the zero signs of the terms decide the result's sign).
+std::uint32_t term_flags(op o, const vec& x, const vec& y, std::int64_t i) {
+  const double a = x.base[x.index(i)];
+  if (o == op::sum) return superaccumulator::zero_flags(std::bit_cast<std::uint64_t>(a));
+  if (o == op::asum) return superaccumulator::zero_flags(std::bit_cast<std::uint64_t>(std::fabs(a)));
+  const double b = y.base[y.index(i)];
+  if (a != 0.0 && b != 0.0) return superaccumulator::flag_not_negzero | superaccumulator::flag_not_poszero;
+  return std::signbit(a) != std::signbit(b) ? superaccumulator::flag_not_poszero
+                                            : superaccumulator::flag_not_negzero;
+}
+
+// Completes the term flags of a fresh accumulator holding elements
+// [begin, end): a nonzero or special result already decides the zero sign;
+// only an exactly zero finite result needs the signs of its terms.
+void finish_term_flags(superaccumulator& acc, op o, const vec& x, const vec& y, std::int64_t begin,
+                       std::int64_t end) {
+  if (begin >= end) return;
+  acc.or_flags(superaccumulator::flag_has_term);
+  if (acc.has_special() || acc.sign() != 0) {
+    acc.or_flags(superaccumulator::flag_not_negzero | superaccumulator::flag_not_poszero);
+    return;
+  }
+  std::uint32_t f = 0;
+  for (std::int64_t i = begin; i < end; ++i) f |= term_flags(o, x, y, i);
+  acc.or_flags(f);
+}
+
+// Adds elements [begin, end) with the SIMD kernels: contiguous data goes
+// straight in; strided data is packed into small buffers first.
+void simd_range(superaccumulator& acc, op o, const vec& x, const vec& y, std::int64_t begin,
+                std::int64_t end) {
+  const detail::kernel_table& k = detail::active_kernels();
+  const std::int64_t len = end - begin;
+  if (len <= 0) return;
+  const bool contiguous = o == op::dot ? (x.inc == 1 && y.inc == 1) || (x.inc == -1 && y.inc == -1)
+                                       : (x.inc == 1 || x.inc == -1);
+  if (contiguous) {
+    // For inc = -1 (both vectors in dot) the same elements (pairs) are visited
+    // in the opposite order, which an exact sum does not see.
+    const std::int64_t first = x.inc == 1 ? begin : x.n - end;
+    const double* px = x.base + first;
+    if (o == op::sum) k.sum(acc, px, static_cast<std::size_t>(len));
+    else if (o == op::asum) k.asum(acc, px, static_cast<std::size_t>(len));
+    else k.dot(acc, px, y.base + first, static_cast<std::size_t>(len));
+    return;
+  }
+  constexpr std::int64_t chunk = 2048;
+  std::vector<double> bx(static_cast<std::size_t>(chunk)), by(o == op::dot ? chunk : 0);
+  for (std::int64_t c = begin; c < end; c += chunk) {
+    const std::int64_t m = end - c < chunk ? end - c : chunk;
+    for (std::int64_t i = 0; i < m; ++i) bx[i] = x.base[x.index(c + i)];
+    if (o == op::dot)
+      for (std::int64_t i = 0; i < m; ++i) by[i] = y.base[y.index(c + i)];
+    if (o == op::sum) k.sum(acc, bx.data(), static_cast<std::size_t>(m));
+    else if (o == op::asum) k.asum(acc, bx.data(), static_cast<std::size_t>(m));
+    else k.dot(acc, bx.data(), by.data(), static_cast<std::size_t>(m));
+  }
+}
+
+void reference_range(superaccumulator& acc, op o, const vec& x, const vec& y) {
+  for (std::int64_t i = 0; i < x.n; ++i) {
+    const double a = x.base[x.index(i)];
+    if (o == op::sum) acc.add(a);
+    else if (o == op::asum) acc.add(std::fabs(a));
+    else acc.add_product(a, y.base[y.index(i)]);
+  }
+}
+
+void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const exec& ex) {
+  require_compiled(ex.backend);
+  if (x.n == 0) return;
+  switch (ex.backend) {
+    case backend::reference:
+      reference_range(out, o, x, y);
+      return;
+    case backend::simd: {
+      superaccumulator loc;
+      simd_range(loc, o, x, y, 0, x.n);
+      finish_term_flags(loc, o, x, y, 0, x.n);
+      out.merge(loc);
+      return;
+    }
+    case backend::omp: {
+#ifdef EXALA_HAVE_OPENMP
+      const int threads = ex.threads > 0 ? ex.threads : omp_get_max_threads();
+      std::vector<superaccumulator> parts(static_cast<std::size_t>(threads));
+      detail::active_kernels();  // surface a bad EXALA_SIMD before the parallel region
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+      for (int t = 0; t < threads; ++t) {
+        const std::int64_t b = x.n * t / threads, e = x.n * (t + 1) / threads;
+        simd_range(parts[t], o, x, y, b, e);
+        finish_term_flags(parts[t], o, x, y, b, e);
+      }
+      for (const auto& p : parts) out.merge(p);  // exact: the order cannot matter
+      return;
+#endif
+    }
+  }
+  throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
+}
+
+}  // namespace
+
+void sum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
+  check_args(n, x, "x", ex.threads);
+  accumulate(acc, op::sum, vec{x, incx, n}, vec{nullptr, 0, n}, ex);
+}
+
+void asum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
+  check_args(n, x, "x", ex.threads);
+  accumulate(acc, op::asum, vec{x, incx, n}, vec{nullptr, 0, n}, ex);
+}
+
+void dot_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const double* y,
+              std::int64_t incy, const exec& ex) {
+  check_args(n, x, "x", ex.threads);
+  check_args(n, y, "y", ex.threads);
+  accumulate(acc, op::dot, vec{x, incx, n}, vec{y, incy, n}, ex);
+}
+
+double sum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
+  superaccumulator acc;
+  sum_into(acc, n, x, incx, ex);
+  return acc.round(ex.mode);
+}
+
+double asum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
+  superaccumulator acc;
+  asum_into(acc, n, x, incx, ex);
+  return acc.round(ex.mode);
+}
+
+double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, std::int64_t incy,
+           const exec& ex) {
+  superaccumulator acc;
+  dot_into(acc, n, x, incx, y, incy, ex);
+  return acc.round(ex.mode);
+}
+
+double dot(std::span<const double> x, std::span<const double> y, const exec& ex) {
+  if (x.size() != y.size())
+    throw invalid_argument("y", "has " + std::to_string(y.size()) + " elements but x has " +
+                                    std::to_string(x.size()));
+  return dot(static_cast<std::int64_t>(x.size()), x.data(), 1, y.data(), 1, ex);
+}
+
+}  // namespace exala

@@ -1,0 +1,36 @@
+// Internal: the table of contiguous-range kernels one kernel set provides.
+//
+// Each kernel adds the terms of a contiguous range exactly into `acc`, a
+// fresh accumulator owned by the caller. Kernels may leave the term flags
+// (has_term, zero signs) incomplete for ranges they handled on their fast
+// path; the driver completes them (finish_term_flags). Kernel sets live in
+// their own translation units compiled with their own -m flags (BLIS style),
+// touch superaccumulator only through its out-of-line members, and keep
+// every helper in an anonymous namespace, so no code built for a wider ISA
+// can leak into the rest of the program through inline-function merging.
+#pragma once
+
+#include <cstddef>
+
+#include "exala/backend.hpp"
+#include "exala/superaccumulator.hpp"
+
+namespace exala::detail {
+
+struct kernel_table {
+  const char* name;
+  void (*sum)(superaccumulator& acc, const double* x, std::size_t n);
+  void (*asum)(superaccumulator& acc, const double* x, std::size_t n);
+  void (*dot)(superaccumulator& acc, const double* x, const double* y, std::size_t n);
+};
+
+// Each returns nullptr when its set is not compiled into this build.
+const kernel_table* kernels_scalar() noexcept;
+const kernel_table* kernels_avx2() noexcept;
+const kernel_table* kernels_avx512() noexcept;
+
+// The kernel set chosen at run time (cpuid + EXALA_SIMD); throws like
+// active_kernel_set().
+const kernel_table& active_kernels();
+
+}  // namespace exala::detail
