@@ -2,8 +2,10 @@
 // serialization). See exala/superaccumulator.hpp for the contract.
 #include "exala/superaccumulator.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 
 #include "exala/arith.hpp"
@@ -84,22 +86,131 @@ void superaccumulator::add_product(double a, double b) noexcept {
   if (high != 0) deposit_bits(high, pos + 64, negative);
 }
 
+// The batch loops deposit into four private digit arrays in turn (element i
+// into array i mod 4), so that consecutive terms that hit the same digits do
+// not form one long store-to-load dependency chain; every `chunk` terms the
+// arrays are folded into the accumulator with one carry-propagating pass.
+// Bounds: each array takes at most chunk/4 = 250 deposits of less than 2^53
+// per digit (< 2^61), so the four of them plus a normalized digit and a carry
+// stay below 2^63.
+namespace {
+constexpr std::size_t lanes = 4;
+constexpr std::size_t chunk = 1000;
+
+struct split_deposit {
+  std::int64_t lo, hi;
+  std::size_t idx;
+};
+
+inline split_deposit split_bits(std::uint64_t bits) noexcept {
+  const std::uint64_t biased = (bits >> 52) & 0x7ff;
+  const std::uint64_t mant = (bits & frac_mask) | (std::uint64_t{biased != 0} << 52);
+  const std::uint64_t pos = biased + (biased == 0) - 1075 - superaccumulator::min_exponent;
+  // mant * 2^sh split at bit 32 with two 64-bit shifts (sh < 32, mant < 2^53).
+  const unsigned sh = static_cast<unsigned>(pos & 31);
+  const std::int64_t sign = static_cast<std::int64_t>(bits) >> 63;
+  const auto lo = static_cast<std::int64_t>((mant << sh) & 0xffffffffu);
+  const auto hi = static_cast<std::int64_t>(mant >> (32 - sh));
+  return {(lo ^ sign) - sign, (hi ^ sign) - sign, static_cast<std::size_t>(pos >> 5)};
+}
+}  // namespace
+
+template <bool Terms, bool Abs>
+void superaccumulator::deposit_loop(const double* x, std::size_t n) noexcept {
+  if (n < 64) {  // not worth the private arrays
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t bits = std::bit_cast<std::uint64_t>(x[i]);
+      if constexpr (Abs) bits &= 0x7fffffffffffffffu;
+      if constexpr (Terms)
+        add(std::bit_cast<double>(bits));
+      else
+        deposit(std::bit_cast<double>(bits));
+    }
+    return;
+  }
+  // Zero-sign bookkeeping by two running bit masks: every term is -0 iff the
+  // OR and the AND of their bit patterns are both 0x8000...; every term is
+  // +0 iff the OR is 0.
+  std::uint64_t all_or = 0, all_and = ~std::uint64_t{0};
+  std::size_t finite_terms = n;
+  std::int64_t part[lanes][num_digits];
+  for (std::size_t c = 0; c < n; c += chunk) {
+    const std::size_t m = n - c < chunk ? n - c : chunk;
+    for (auto& p : part) std::fill(std::begin(p), std::end(p), 0);
+    auto one = [&](std::size_t i, std::int64_t* p) {
+      std::uint64_t bits = std::bit_cast<std::uint64_t>(x[i]);
+      if constexpr (Abs) bits &= 0x7fffffffffffffffu;
+      if constexpr (Terms) {
+        if ((~bits & 0x7ff0000000000000u) == 0) [[unlikely]] {  // inf or NaN
+          add_special(std::bit_cast<double>(bits));
+          --finite_terms;
+          return;
+        }
+        all_or |= bits;
+        all_and &= bits;
+      }
+      const split_deposit d = split_bits(bits);
+      p[d.idx] += d.lo;
+      p[d.idx + 1] += d.hi;
+    };
+    std::size_t i = c;
+    for (; i + lanes <= c + m; i += lanes) {
+      one(i, part[0]);
+      one(i + 1, part[1]);
+      one(i + 2, part[2]);
+      one(i + 3, part[3]);
+    }
+    for (; i < c + m; ++i) one(i, part[0]);
+    fold_digits(part, lanes);
+  }
+  if constexpr (Terms) {
+    // Only finite terms reached the masks (specials set their own flags).
+    if (finite_terms > 0) {
+      constexpr std::uint64_t s = 0x8000000000000000u;
+      flags_ |= flag_has_term;
+      if (!(all_or == s && all_and == s)) flags_ |= flag_not_negzero;
+      if (all_or != 0) flags_ |= flag_not_poszero;
+    }
+  }
+}
+
+void superaccumulator::fold_digits(const std::int64_t (*parts)[num_digits], int count) noexcept {
+  for (int base = 0; base < count; base += 4) {
+    const int m = count - base < 4 ? count - base : 4;
+    normalize();
+    std::int64_t carry = 0;
+    for (int j = 0; j < num_digits; ++j) {
+      std::int64_t v = digits_[j] + carry;
+      for (int k = 0; k < m; ++k) v += parts[base + k][j];
+      if (j == num_digits - 1) {
+        digits_[j] = v;
+      } else {
+        digits_[j] = v & 0xffffffff;
+        carry = v >> 32;
+      }
+    }
+  }
+}
+
 void superaccumulator::deposit_n(const double* v, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) deposit(v[i]);
+  deposit_loop<false, false>(v, n);
 }
 
 void superaccumulator::add_n(const double* x, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) add(x[i]);
+  deposit_loop<true, false>(x, n);
 }
 
 void superaccumulator::add_abs_n(const double* x, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) add(std::fabs(x[i]));
+  deposit_loop<true, true>(x, n);
 }
 
 void superaccumulator::add_products_n(const double* x, const double* y, std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i) {
     const double a = x[i], b = y[i];
-    if (two_prod_is_exact(a, b)) {
+    // |fl(a*b)| in [2^-968, DBL_MAX] implies exponent(a)+exponent(b) >= -969
+    // and no overflow, so TwoProd is exact (see two_prod_is_exact).
+    const double pa = std::fabs(a * b);
+    if ((pa >= 0x1p-968 && pa <= std::numeric_limits<double>::max()) || two_prod_is_exact(a, b)) {
       // Fast exact path: a*b = p + e with both parts finite doubles.
       const eft_pair p = two_prod(a, b);
       if (p.hi == 0.0) {

@@ -39,6 +39,32 @@ struct v256 {
   static mask mask_or(mask a, mask b) { return _mm256_or_pd(a, b); }
   static mask mask_and(mask a, mask b) { return _mm256_and_pd(a, b); }
   static bool mask_any(mask a) { return _mm256_movemask_pd(a) != 0; }
+  static unsigned mask_bits(mask a) { return static_cast<unsigned>(_mm256_movemask_pd(a)); }
+  static mask ge(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_GE_OQ); }
+  static mask le(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
+  // 64-bit integer lanes (GCC vector extensions give the + - & | ^ operators).
+  using ireg = __m256i;
+  static ireg as_int(reg a) { return _mm256_castpd_si256(a); }
+  static reg as_double(ireg a) { return _mm256_castsi256_pd(a); }
+  static ireg iset1(long long v) { return _mm256_set1_epi64x(v); }
+  static void istore(std::int64_t* p, ireg v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  static ireg srli(ireg a, int k) { return _mm256_srli_epi64(a, k); }
+  static ireg slli(ireg a, int k) { return _mm256_slli_epi64(a, k); }
+  static ireg sllv(ireg a, ireg c) { return _mm256_sllv_epi64(a, c); }
+  static ireg srlv(ireg a, ireg c) { return _mm256_srlv_epi64(a, c); }
+  static ireg nonzero01(ireg a) {
+    return _mm256_add_epi64(_mm256_set1_epi64x(1), _mm256_cmpeq_epi64(a, _mm256_setzero_si256()));
+  }
+  static unsigned special_lanes(ireg bits) {
+    const ireg e = _mm256_set1_epi64x(0x7ff0000000000000LL);
+    return static_cast<unsigned>(
+        _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(bits, e), e))));
+  }
+  static ireg zero_lanes(ireg a, unsigned lanes) {
+    const ireg keep = _mm256_set_epi64x((lanes & 8) ? 0 : -1, (lanes & 4) ? 0 : -1,
+                                        (lanes & 2) ? 0 : -1, (lanes & 1) ? 0 : -1);
+    return _mm256_and_si256(a, keep);
+  }
 };
 
 #include "simd_kernels_impl.hpp"

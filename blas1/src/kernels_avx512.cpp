@@ -43,6 +43,30 @@ struct v512 {
   static mask mask_or(mask a, mask b) { return static_cast<mask>(a | b); }
   static mask mask_and(mask a, mask b) { return static_cast<mask>(a & b); }
   static bool mask_any(mask a) { return a != 0; }
+  static unsigned mask_bits(mask a) { return a; }
+  static mask ge(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }
+  static mask le(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
+  // 64-bit integer lanes (GCC vector extensions give the + - & | ^ operators).
+  using ireg = __m512i;
+  static ireg as_int(reg a) { return _mm512_castpd_si512(a); }
+  static reg as_double(ireg a) { return _mm512_castsi512_pd(a); }
+  static ireg iset1(long long v) { return _mm512_set1_epi64(v); }
+  static void istore(std::int64_t* p, ireg v) { _mm512_storeu_si512(p, v); }
+  static ireg srli(ireg a, int k) { return _mm512_srli_epi64(a, k); }
+  static ireg slli(ireg a, int k) { return _mm512_slli_epi64(a, k); }
+  static ireg sllv(ireg a, ireg c) { return _mm512_sllv_epi64(a, c); }
+  static ireg srlv(ireg a, ireg c) { return _mm512_srlv_epi64(a, c); }
+  static ireg nonzero01(ireg a) {
+    return _mm512_maskz_set1_epi64(_mm512_test_epi64_mask(a, a), 1);
+  }
+  // Lanes whose exponent field is all ones (inf or NaN), as a bit mask.
+  static unsigned special_lanes(ireg bits) {
+    const ireg e = _mm512_set1_epi64(0x7ff0000000000000LL);
+    return _mm512_cmpeq_epi64_mask(_mm512_and_si512(bits, e), e);
+  }
+  static ireg zero_lanes(ireg a, unsigned lanes) {
+    return _mm512_maskz_mov_epi64(static_cast<__mmask8>(~lanes), a);
+  }
 };
 
 #include "simd_kernels_impl.hpp"

@@ -5,7 +5,8 @@
 // (Collange, Defour, Graillat, Iakymchuk, ParCo 2015, adapted): U independent
 // per-lane expansions of two terms (a0, a1) live in registers; each term goes
 // through TwoSum(a0, .) then TwoSum(a1, .) and the final error, when nonzero,
-// is spilled to a small buffer. Work proceeds in blocks: at the end of a block
+// is spilled to a small buffer. For dot, p = fl(x*y) takes that path and the
+// TwoProd error x*y - p takes its own two-term expansion (b0, b1). Work proceeds in blocks: at the end of a block
 // the state and the spills are checked to be finite, and the spills are
 // deposited into the superaccumulator. A block whose arithmetic met an inf,
 // a NaN or an overflow, or (dot) a product whose TwoProd error may have
@@ -22,32 +23,42 @@ constexpr std::size_t block_len = 2048;    // elements per verified block
 constexpr int spill_cap = 64;              // spilled vectors per block
 constexpr int wide_skip_blocks = 16;       // blocks to skip after a wide one
 
+// Per lane: expansion (a0, a1) for the terms and, for dot, a second
+// expansion (b0, b1) for the TwoProd error terms, whose bits reach 2^-106
+// below the products and would not fit the first expansion's last term.
 template <class V>
 struct ml_state {
   typename V::reg a0[U];
   typename V::reg a1[U];
+  typename V::reg b0[U];
+  typename V::reg b1[U];
 };
 
 template <class V>
 inline void ml_zero(ml_state<V>& s) {
-  for (int u = 0; u < U; ++u) s.a0[u] = s.a1[u] = V::zero();
+  for (int u = 0; u < U; ++u) s.a0[u] = s.a1[u] = s.b0[u] = s.b1[u] = V::zero();
 }
 
 template <class V>
 inline bool ml_finite(const ml_state<V>& s) {
   typename V::reg acc = V::zero();
-  for (int u = 0; u < U; ++u) acc = V::add(acc, V::add(V::sub(s.a0[u], s.a0[u]), V::sub(s.a1[u], s.a1[u])));
+  for (int u = 0; u < U; ++u) {
+    acc = V::add(acc, V::add(V::sub(s.a0[u], s.a0[u]), V::sub(s.a1[u], s.a1[u])));
+    acc = V::add(acc, V::add(V::sub(s.b0[u], s.b0[u]), V::sub(s.b1[u], s.b1[u])));
+  }
   return V::all_zero_value(acc);  // x - x is 0 for finite x, NaN otherwise
 }
 
 template <class V>
 inline void ml_flush(superaccumulator& acc, ml_state<V>& s) {
-  alignas(64) double buf[2 * U * V::width];
+  alignas(64) double buf[4 * U * V::width];
   for (int u = 0; u < U; ++u) {
-    V::store(buf + (2 * u) * V::width, s.a0[u]);
-    V::store(buf + (2 * u + 1) * V::width, s.a1[u]);
+    V::store(buf + (4 * u) * V::width, s.a0[u]);
+    V::store(buf + (4 * u + 1) * V::width, s.a1[u]);
+    V::store(buf + (4 * u + 2) * V::width, s.b0[u]);
+    V::store(buf + (4 * u + 3) * V::width, s.b1[u]);
   }
-  acc.deposit_n(buf, 2 * U * V::width);
+  acc.deposit_n(buf, 4 * U * V::width);
   ml_zero(s);
 }
 
@@ -68,6 +79,113 @@ inline bool spills_finite(const double* spill, int nvec) {
     acc = V::add(acc, V::sub(v, v));
   }
   return V::all_zero_value(acc);
+}
+
+// Direct exact deposits for blocks the expansions cannot absorb (wide
+// dynamic range, or a block that met a special value). The split of each
+// finite double m * 2^e into three 32-bit parts at its digit position is done
+// in vector registers; only the three scatter-adds are scalar, and they go
+// round-robin to four private digit arrays (no store-to-load chains between
+// neighbouring terms). Each increment is below 2^32, so the arrays are folded
+// into the superaccumulator only every fold_every terms (|digit| < 2^61).
+struct scatter_acc {
+  static constexpr std::size_t fold_every = std::size_t{1} << 28;
+  std::int64_t d[4][superaccumulator::num_digits];
+  std::size_t count;
+  void clear() {
+    for (auto& a : d)
+      for (auto& v : a) v = 0;
+    count = 0;
+  }
+  void fold_into(superaccumulator& acc) {
+    if (count != 0) acc.fold_digits(d, 4);
+    clear();
+  }
+};
+
+// Adds W finite doubles (bit patterns in `bits`) to the scatter arrays.
+template <class V>
+inline void scatter_finite(scatter_acc& sc, typename V::ireg bits) {
+  using ireg = typename V::ireg;
+  alignas(64) std::int64_t lo[V::width], mid[V::width], hi[V::width], idx[V::width];
+  const ireg biased = V::srli(bits, 52) & V::iset1(0x7ff);
+  const ireg nz = V::nonzero01(biased);  // 1 for normal numbers, 0 for subnormals and zero
+  const ireg mant = (bits & V::iset1(0x000fffffffffffffLL)) | V::slli(nz, 52);
+  const ireg pos = biased + (V::iset1(1) - nz) + V::iset1(-1075 - superaccumulator::min_exponent);
+  const ireg sh = pos & V::iset1(31);
+  const ireg sign = V::iset1(0) - V::srli(bits, 63);  // 0 or -1 per lane
+  const ireg l = V::sllv(mant, sh) & V::iset1(0xffffffffLL);
+  const ireg m = V::srlv(mant, V::iset1(32) - sh) & V::iset1(0xffffffffLL);
+  const ireg h = V::srlv(mant, V::iset1(64) - sh);  // a count of 64 gives 0
+  V::istore(lo, (l ^ sign) - sign);
+  V::istore(mid, (m ^ sign) - sign);
+  V::istore(hi, (h ^ sign) - sign);
+  V::istore(idx, V::srli(pos, 5));
+  for (int k = 0; k < V::width; ++k) {
+    std::int64_t* p = sc.d[k & 3] + idx[k];
+    p[0] += lo[k];
+    p[1] += mid[k];
+    p[2] += hi[k];
+  }
+}
+
+inline void scatter_count(superaccumulator& acc, scatter_acc& sc, std::size_t terms) {
+  sc.count += terms;
+  if (sc.count >= scatter_acc::fold_every) sc.fold_into(acc);
+}
+
+// sum / asum terms x[0..len) exactly: specials go to the scalar path one by one.
+template <class V, bool Abs>
+void wide_sum(superaccumulator& acc, scatter_acc& sc, const double* x, std::size_t len) {
+  using ireg = typename V::ireg;
+  std::size_t i = 0;
+  for (; i + V::width <= len; i += V::width) {
+    ireg bits = V::as_int(V::load(x + i));
+    if constexpr (Abs) bits = bits & V::iset1(0x7fffffffffffffffLL);
+    const unsigned special = V::special_lanes(bits);
+    if (special != 0) [[unlikely]] {
+      for (int k = 0; k < V::width; ++k)
+        if (special & (1u << k)) {
+          if constexpr (Abs) acc.add_abs_n(x + i + k, 1);
+          else acc.add_n(x + i + k, 1);
+        }
+      bits = V::zero_lanes(bits, special);
+    }
+    scatter_finite<V>(sc, bits);
+    scatter_count(acc, sc, V::width);
+  }
+  if (i < len) {
+    if constexpr (Abs) acc.add_abs_n(x + i, len - i);
+    else acc.add_n(x + i, len - i);
+  }
+}
+
+// dot terms x[k]*y[k]: TwoProd where it is exact (|p| in [2^-968, DBL_MAX]),
+// both parts scattered; every other lane (zero, tiny or special products)
+// goes to the scalar exact path one by one.
+template <class V>
+void wide_dot(superaccumulator& acc, scatter_acc& sc, const double* x, const double* y, std::size_t len) {
+  using reg = typename V::reg;
+  std::size_t i = 0;
+  const reg lo_ok = V::set1(0x1p-968), hi_ok = V::set1(0x1.fffffffffffffp+1023);
+  for (; i + V::width <= len; i += V::width) {
+    const reg a = V::load(x + i), b = V::load(y + i);
+    reg p = V::mul(a, b);
+    reg pe = V::fmsub(a, b, p);
+    const reg ap = V::abs(p);
+    const unsigned ok = V::mask_bits(V::mask_and(V::ge(ap, lo_ok), V::le(ap, hi_ok)));
+    const unsigned bad = ~ok & ((1u << V::width) - 1);
+    if (bad != 0) [[unlikely]] {
+      for (int k = 0; k < V::width; ++k)
+        if (bad & (1u << k)) acc.add_products_n(x + i + k, y + i + k, 1);
+      p = V::as_double(V::zero_lanes(V::as_int(p), bad));
+      pe = V::as_double(V::zero_lanes(V::as_int(pe), bad));
+    }
+    scatter_finite<V>(sc, V::as_int(p));
+    scatter_finite<V>(sc, V::as_int(pe));
+    scatter_count(acc, sc, 2 * V::width);
+  }
+  if (i < len) acc.add_products_n(x + i, y + i, len - i);
 }
 
 // Shared block driver. Step(state, j, spill, nspill) processes U vectors at
@@ -139,13 +257,11 @@ void sum_kernel(superaccumulator& acc, const double* x, std::size_t n) {
     return true;
   };
   auto check = [](std::size_t, std::size_t) { return true; };
-  auto exact = [&acc, x](std::size_t b, std::size_t len) {
-    if constexpr (Abs)
-      acc.add_abs_n(x + b, len);
-    else
-      acc.add_n(x + b, len);
-  };
+  scatter_acc sc;
+  sc.clear();
+  auto exact = [&acc, &sc, x](std::size_t b, std::size_t len) { wide_sum<V, Abs>(acc, sc, x + b, len); };
   run_blocks<V>(acc, n, step, check, exact);
+  sc.fold_into(acc);
 }
 
 // Smallest |p| for which TwoProd's error term is certainly exact: |p| >= 2^-968
@@ -166,10 +282,11 @@ void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::si
       const reg p = V::mul(a, b);
       const reg pe = V::fmsub(a, b, p);  // a*b - p, exact unless tiny
       tiny = V::mask_or(tiny, V::lt(V::abs(p), t));
-      reg s;
+      reg s, r;
       vtwo_sum<V>(st.a0[u], p, st.a0[u], s);
       vtwo_sum<V>(st.a1[u], s, st.a1[u], e[u]);
-      vtwo_sum<V>(st.a1[u], pe, st.a1[u], f[u]);
+      vtwo_sum<V>(st.b0[u], pe, st.b0[u], r);
+      vtwo_sum<V>(st.b1[u], r, st.b1[u], f[u]);
     }
     tiny_seen = V::mask_or(tiny_seen, tiny);
     const reg any = V::bor(V::bor(V::bor(e[0], e[1]), V::bor(e[2], e[3])),
@@ -200,9 +317,12 @@ void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::si
     }
     return true;
   };
-  auto exact = [&acc, x, y, &tiny_seen](std::size_t b, std::size_t len) {
+  scatter_acc sc;
+  sc.clear();
+  auto exact = [&acc, &sc, x, y, &tiny_seen](std::size_t b, std::size_t len) {
     tiny_seen = V::mask_none();
-    acc.add_products_n(x + b, y + b, len);
+    wide_dot<V>(acc, sc, x + b, y + b, len);
   };
   run_blocks<V>(acc, n, step, check, exact);
+  sc.fold_into(acc);
 }

@@ -87,14 +87,21 @@ class superaccumulator {
         (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{biased != 0} << 52);
     // value = mant * 2^(max(biased,1) - 1075); bit position above min_exponent:
     const std::uint64_t pos = biased + (biased == 0) - 1075 - min_exponent;
-    const unsigned __int128 v = static_cast<unsigned __int128>(mant) << (pos & 31);
+    // mant * 2^sh split at bit 32 with two 64-bit shifts (sh < 32, mant < 2^53).
+    const unsigned sh = static_cast<unsigned>(pos & 31);
     const std::int64_t sign = static_cast<std::int64_t>(bits) >> 63;  // 0 or -1
-    const std::int64_t lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) & 0xffffffffu);
-    const std::int64_t hi = static_cast<std::int64_t>(v >> 32);  // < 2^53
+    const auto lo = static_cast<std::int64_t>((mant << sh) & 0xffffffffu);
+    const auto hi = static_cast<std::int64_t>(mant >> (32 - sh));  // < 2^53
     digits_[pos >> 5] += (lo ^ sign) - sign;
     digits_[(pos >> 5) + 1] += (hi ^ sign) - sign;
     if (++pending_ >= carry_limit) normalize();
   }
+
+  // Adds `count` raw digit arrays in this accumulator's layout (digit i of
+  // weight 2^(32 i + min_exponent)), exactly, and normalizes. Kernels that
+  // scatter their own deposits use it; each raw digit must satisfy
+  // |d| < 2^61 so that four arrays can be folded in one pass.
+  void fold_digits(const std::int64_t (*parts)[num_digits], int count) noexcept;
 
   // Records special or term flags computed elsewhere (kernels).
   void or_flags(std::uint32_t f) noexcept { flags_ |= f; }
@@ -152,6 +159,8 @@ class superaccumulator {
 
  private:
   void deposit_bits(std::uint64_t m, int pos, bool negative) noexcept;
+  template <bool Terms, bool Abs>
+  void deposit_loop(const double* x, std::size_t n) noexcept;
 
   std::array<std::int64_t, num_digits> digits_;
   int pending_;

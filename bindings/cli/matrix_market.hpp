@@ -1,0 +1,83 @@
+// matrix_market.hpp - a small reader and writer for dense Matrix Market
+// "array" files, the exchange format of the `exala` command-line tool.
+//
+// Read: '%%MatrixMarket matrix array real general' or '... integer general'
+// (keywords case-insensitive), '%' comment lines and blank lines, a size line
+// 'M N', then M*N values in column-major order, any number per line. Values
+// are read exactly: every number is correctly rounded to the nearest double
+// (std::from_chars), so a decimal written with 17 significant digits or a hex
+// float reads back to the same bits. Real fields accept every strtod form
+// (decimal, hex float 0x1.8p-3, subnormals, a leading '+') and inf, infinity,
+// nan in any case; a number beyond the double range rounds to +-inf or +-0 as
+// strtod does. Integer fields accept [+-]digits only. Other objects, formats
+// (coordinate), fields (complex, pattern) and symmetries are rejected.
+//
+// Write: the same format with values printed by format_real (17 significant
+// digits, so they read back exactly; inf, -inf, nan).
+//
+// Every problem with a file throws exala::io::file_error, whose message is
+// 'FILE:LINE: what is wrong' (or 'FILE: what is wrong' when no line applies).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exala/error.hpp"
+
+namespace exala::io {
+
+// A file that cannot be opened, read, parsed or written.
+class file_error : public exala::error {
+ public:
+  // line == 0: the problem is with the file as a whole.
+  file_error(const std::string& file, std::int64_t line, const std::string& what);
+  const std::string& file() const noexcept { return file_; }
+  std::int64_t line() const noexcept { return line_; }
+
+ private:
+  std::string file_;
+  std::int64_t line_;
+};
+
+// A dense rows x cols matrix, values in column-major order.
+struct array {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::vector<double> values;
+};
+
+// Reads an array file from `in`; `name` is the file name used in messages.
+array read_array(std::istream& in, const std::string& name);
+// Opens and reads `path`; "-" reads standard input (named "<stdin>").
+array read_array_file(const std::string& path);
+
+// The double nearest to a whole real-number token (see the top of this file),
+// or nothing if the token is not a number.
+std::optional<double> parse_real(std::string_view token);
+// The double nearest to a whole [+-]digits token, or nothing.
+std::optional<double> parse_integer(std::string_view token);
+
+// v with 17 significant digits ('%.17g', reads back exactly); "inf", "-inf",
+// and "nan" for every NaN (whatever its sign); -0.0 is "-0".
+std::string format_real(double v);
+
+// Writes a 'matrix array real general' file. Throws exala::invalid_argument
+// if rows or cols is negative or data.size() != rows * cols. Stream errors
+// are left in the stream's state for the caller to check.
+void write_array(std::ostream& os, std::int64_t rows, std::int64_t cols,
+                 std::span<const double> data);
+// Writes the file `path` (replacing it); throws file_error if it cannot be
+// created or written.
+void write_array_file(const std::string& path, std::int64_t rows, std::int64_t cols,
+                      std::span<const double> data);
+
+// `s` made safe for a one-line message: control and non-ASCII bytes become
+// \xNN, and text beyond max_chars is cut and marked with "...".
+std::string printable(std::string_view s, std::size_t max_chars = 64);
+
+}  // namespace exala::io
