@@ -30,11 +30,16 @@ struct vec {
   }
 };
 
+// More threads than this is a mistake (and crashes some OpenMP runtimes).
+constexpr std::int64_t max_threads = 1024;
+
 void check_args(std::int64_t n, const double* x, const char* xname, std::int64_t threads) {
   if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
   if (n > 0 && x == nullptr)
     throw invalid_argument(xname, "is a null pointer with n = " + std::to_string(n));
-  if (threads < 0) throw invalid_argument("threads", "must be >= 0, got " + std::to_string(threads));
+  if (threads < 0 || threads > max_threads)
+    throw invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) + "], got " +
+                                          std::to_string(threads));
 }
 
 void require_compiled(backend b) {

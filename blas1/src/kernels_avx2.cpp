@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "exala/arith_simd.hpp"
 #include "kernels.hpp"
 
 namespace exala::detail {
@@ -13,6 +14,11 @@ namespace {
 struct v256 {
   using reg = __m256d;
   using mask = __m256d;  // all-ones / all-zeros lanes
+  struct eft {
+    static void two_sum(reg a, reg b, reg& s, reg& e) { exala::simd::avx2::two_sum(a, b, s, e); }
+    static void two_prod(reg a, reg b, reg& p, reg& e) { exala::simd::avx2::two_prod(a, b, p, e); }
+    static void fast_two_sum(reg a, reg b, reg& s, reg& e) { exala::simd::avx2::fast_two_sum(a, b, s, e); }
+  };
   static constexpr int width = 4;
   static reg zero() { return _mm256_setzero_pd(); }
   static reg set1(double v) { return _mm256_set1_pd(v); }
@@ -34,6 +40,9 @@ struct v256 {
     return _mm256_movemask_pd(_mm256_cmp_pd(a, _mm256_setzero_pd(), _CMP_EQ_OQ)) == 0xf;
   }
   static mask lt(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
+  static mask gt(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_NLE_UQ); }  // NaN counts as out
+  // max that lets a NaN in b through (vmaxpd returns its second operand on NaN)
+  static reg max_nan(reg acc, reg b) { return _mm256_max_pd(acc, b); }
   static mask ne(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_NEQ_UQ); }
   static mask mask_none() { return _mm256_setzero_pd(); }
   static mask mask_or(mask a, mask b) { return _mm256_or_pd(a, b); }

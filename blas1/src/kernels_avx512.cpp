@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "exala/arith_simd.hpp"
 #include "kernels.hpp"
 
 namespace exala::detail {
@@ -13,6 +14,11 @@ namespace {
 struct v512 {
   using reg = __m512d;
   using mask = __mmask8;
+  struct eft {
+    static void two_sum(reg a, reg b, reg& s, reg& e) { exala::simd::avx512::two_sum(a, b, s, e); }
+    static void two_prod(reg a, reg b, reg& p, reg& e) { exala::simd::avx512::two_prod(a, b, p, e); }
+    static void fast_two_sum(reg a, reg b, reg& s, reg& e) { exala::simd::avx512::fast_two_sum(a, b, s, e); }
+  };
   static constexpr int width = 8;
   static reg zero() { return _mm512_setzero_pd(); }
   static reg set1(double v) { return _mm512_set1_pd(v); }
@@ -38,6 +44,9 @@ struct v512 {
     return _mm512_cmp_pd_mask(a, _mm512_setzero_pd(), _CMP_EQ_OQ) == 0xff;
   }
   static mask lt(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
+  static mask gt(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_NLE_UQ); }  // NaN counts as out
+  // max that lets a NaN in b through (vmaxpd returns its second operand on NaN)
+  static reg max_nan(reg acc, reg b) { return _mm512_max_pd(acc, b); }
   static mask ne(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_NEQ_UQ); }
   static mask mask_none() { return 0; }
   static mask mask_or(mask a, mask b) { return static_cast<mask>(a | b); }

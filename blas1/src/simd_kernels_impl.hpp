@@ -1,74 +1,135 @@
 // Internal: the multi-level kernels, written once over a vector-traits class
 // V and included by one translation unit per kernel set (AVX2, AVX-512).
 //
-// Guarantee: each kernel adds its terms to the accumulator exactly. Method
-// (Collange, Defour, Graillat, Iakymchuk, ParCo 2015, adapted): U independent
-// per-lane expansions of two terms (a0, a1) live in registers; each term goes
-// through TwoSum(a0, .) then TwoSum(a1, .) and the final error, when nonzero,
-// is spilled to a small buffer. For dot, p = fl(x*y) takes that path and the
-// TwoProd error x*y - p takes its own two-term expansion (b0, b1). Work proceeds in blocks: at the end of a block
-// the state and the spills are checked to be finite, and the spills are
-// deposited into the superaccumulator. A block whose arithmetic met an inf,
-// a NaN or an overflow, or (dot) a product whose TwoProd error may have
-// underflowed, is redone from the saved state with the exact scalar path, so
-// the fast path never has to be right about special cases: it only has to
-// detect them. A block that spills too much (wide dynamic range) is redone
-// with direct superaccumulator deposits, and the next blocks skip the
-// expansions for a while.
+// Guarantee: each kernel adds its terms to the accumulator exactly.
+//
+// Method: the multi-level accumulator of Collange, Defour, Graillat and
+// Iakymchuk (ParCo 2015), with its register level made of anchored ("binned")
+// expansions after Demmel and Nguyen (ARITH 2013): per lane, level 0 holds
+// a0 = M0 + (a multiple of ulp(M0)) and level 1 holds a1 = M1 + (...), where
+// the anchors M = 1.5 * 2^k are chosen from a bound X on the block's terms.
+// Because |a0| > |x| always holds, FastTwoSum (3 flops) is exact where a
+// general expansion needs TwoSum (6 flops):
+//   s = a0 + x;  r = x - (s - a0);  a0 = s        (x = (s - a0) + r exactly)
+//   s = a1 + r;  r2 = r - (s - a1); a1 = s
+// and a nonzero r2 is spilled to a small buffer (rare: only bits more than
+// 73 binades below X reach it). For dot, p = fl(x*y) runs through one such
+// chain and the TwoProd error x*y - p through a second one anchored 53
+// binades lower.
+//
+// Exactness does not rest on guesses: work proceeds in blocks, and a block's
+// register work is kept only if, at its end, (1) every term was <= X in
+// magnitude (so the FastTwoSum preconditions and the anchors' binades held),
+// (2) the state and the spills are finite (no inf, NaN or overflow met), and
+// (3) for dot, no product was small enough for its TwoProd error to
+// underflow. Otherwise the block is redone from the saved state: with new
+// anchors when its terms outgrew X, or else with direct exact deposits (also
+// used when a block spills too much: wide dynamic range).
+//
+// Bounds, with L = terms per lane per block (<= 128), X a power of two and
+// k0 = log2(X) + 22, k1 = k0 - 43:
+//  * level 0 starts a block within 2^(k0-3) of M0 (checked, else flushed)
+//    and moves by at most 2 L X <= 2^(k0-14), so a0 stays in (2^k0, 2^(k0+1)):
+//    its ulp is 2^(k0-52) and |r| <= 2^(k0-53);
+//  * level 1 starts within 2^(k1-3) of M1 and moves by at most
+//    L 2^(k0-52) <= 2^(k1-2), so a1 stays in (2^k1, 2^(k1+1)) > |r|;
+//  * a - M is exact (Sterbenz) when a level is flushed into the accumulator.
+// Anchors stay normal doubles for 2^-1001 <= X <= 2^1001; terms above
+// 2^997 always take the direct path.
 //
 // This file must be included inside an anonymous namespace.
 
-constexpr int U = 4;                       // independent expansions per lane
+constexpr int U = 4;                       // independent vectors per level
 constexpr std::size_t block_len = 2048;    // elements per verified block
 constexpr int spill_cap = 64;              // spilled vectors per block
 constexpr int wide_skip_blocks = 16;       // blocks to skip after a wide one
+constexpr int min_x_exp = -1001;           // X range for normal anchors
+constexpr int max_x_exp = 1001;
 
-// Per lane: expansion (a0, a1) for the terms and, for dot, a second
-// expansion (b0, b1) for the TwoProd error terms, whose bits reach 2^-106
-// below the products and would not fit the first expansion's last term.
+inline double pow2(int e) {  // 2^e for -1022 <= e <= 1023, no library call
+  return __builtin_bit_cast(double, static_cast<std::uint64_t>(e + 1023) << 52);
+}
+inline int exponent_bits(double v) {  // biased exponent field
+  return static_cast<int>((__builtin_bit_cast(std::uint64_t, v) >> 52) & 0x7ff);
+}
+
+// Two anchored levels over U vectors.
 template <class V>
-struct ml_state {
-  typename V::reg a0[U];
-  typename V::reg a1[U];
-  typename V::reg b0[U];
-  typename V::reg b1[U];
+struct chain {
+  typename V::reg a0[U], a1[U];
+  double m0, m1;  // anchors 1.5 * 2^k0, 1.5 * 2^k1
+  double w0, w1;  // drift windows 2^(k0-3), 2^(k1-3)
+  double x;       // terms must satisfy |t| <= x
 };
 
 template <class V>
-inline void ml_zero(ml_state<V>& s) {
-  for (int u = 0; u < U; ++u) s.a0[u] = s.a1[u] = s.b0[u] = s.b1[u] = V::zero();
-}
-
-template <class V>
-inline bool ml_finite(const ml_state<V>& s) {
-  typename V::reg acc = V::zero();
+inline void chain_anchor(chain<V>& c, int xexp) {
+  c.x = pow2(xexp);
+  c.m0 = 1.5 * pow2(xexp + 22);
+  c.m1 = 1.5 * pow2(xexp + 22 - 43);
+  c.w0 = pow2(xexp + 19);
+  c.w1 = pow2(xexp + 22 - 46);
   for (int u = 0; u < U; ++u) {
-    acc = V::add(acc, V::add(V::sub(s.a0[u], s.a0[u]), V::sub(s.a1[u], s.a1[u])));
-    acc = V::add(acc, V::add(V::sub(s.b0[u], s.b0[u]), V::sub(s.b1[u], s.b1[u])));
+    c.a0[u] = V::set1(c.m0);
+    c.a1[u] = V::set1(c.m1);
   }
-  return V::all_zero_value(acc);  // x - x is 0 for finite x, NaN otherwise
 }
 
+// Deposits a - M of every lane (exact by Sterbenz) and resets to the anchor.
 template <class V>
-inline void ml_flush(superaccumulator& acc, ml_state<V>& s) {
-  alignas(64) double buf[4 * U * V::width];
+inline void level_flush(superaccumulator& acc, typename V::reg* a, double m) {
+  alignas(64) double buf[U * V::width];
+  const typename V::reg vm = V::set1(m);
   for (int u = 0; u < U; ++u) {
-    V::store(buf + (4 * u) * V::width, s.a0[u]);
-    V::store(buf + (4 * u + 1) * V::width, s.a1[u]);
-    V::store(buf + (4 * u + 2) * V::width, s.b0[u]);
-    V::store(buf + (4 * u + 3) * V::width, s.b1[u]);
+    V::store(buf + u * V::width, V::sub(a[u], vm));
+    a[u] = vm;
   }
-  acc.deposit_n(buf, 4 * U * V::width);
-  ml_zero(s);
+  acc.deposit_n(buf, U * V::width);
 }
 
-// (s, e) = TwoSum(a, b)
 template <class V>
-inline void vtwo_sum(typename V::reg a, typename V::reg b, typename V::reg& s, typename V::reg& e) {
-  s = V::add(a, b);
-  const typename V::reg bp = V::sub(s, a);
-  const typename V::reg ap = V::sub(s, bp);
-  e = V::add(V::sub(a, ap), V::sub(b, bp));
+inline void chain_flush(superaccumulator& acc, chain<V>& c) {
+  level_flush<V>(acc, c.a0, c.m0);
+  level_flush<V>(acc, c.a1, c.m1);
+}
+
+// At a block start: flush a level whose drift left its window.
+template <class V>
+inline void chain_recenter(superaccumulator& acc, chain<V>& c) {
+  typename V::mask out = V::mask_none();
+  const typename V::reg m0 = V::set1(c.m0), w0 = V::set1(c.w0);
+  for (int u = 0; u < U; ++u) out = V::mask_or(out, V::gt(V::abs(V::sub(c.a0[u], m0)), w0));
+  if (V::mask_any(out)) level_flush<V>(acc, c.a0, c.m0);
+  out = V::mask_none();
+  const typename V::reg m1 = V::set1(c.m1), w1 = V::set1(c.w1);
+  for (int u = 0; u < U; ++u) out = V::mask_or(out, V::gt(V::abs(V::sub(c.a1[u], m1)), w1));
+  if (V::mask_any(out)) level_flush<V>(acc, c.a1, c.m1);
+}
+
+template <class V>
+inline bool chain_finite(const chain<V>& c) {
+  typename V::reg z = V::zero();
+  for (int u = 0; u < U; ++u) z = V::add(z, V::add(V::sub(c.a0[u], c.a0[u]), V::sub(c.a1[u], c.a1[u])));
+  return V::all_zero_value(z);  // x - x is 0 for finite x, NaN otherwise
+}
+
+// One term vector t into lane set u of the chain; returns the level-1 residual.
+template <class V>
+[[gnu::always_inline]] inline typename V::reg chain_add(chain<V>& c, int u, typename V::reg t) {
+  typename V::reg s, r, r2;
+  V::eft::fast_two_sum(c.a0[u], t, s, r);
+  c.a0[u] = s;
+  V::eft::fast_two_sum(c.a1[u], r, s, r2);
+  c.a1[u] = s;
+  return r2;
+}
+
+// Exponent X of the smallest allowed power of two >= 16 * m (headroom for
+// slowly growing data), or max_x_exp + 1 when m is too large or not finite.
+inline int x_exponent_for(double m) {
+  if (!(m <= pow2(max_x_exp - 4))) return max_x_exp + 1;
+  int e = exponent_bits(m) - 1023 + 1 + 4;  // 2^e > m * 16
+  return e < min_x_exp ? min_x_exp : e;
 }
 
 template <class V>
@@ -79,6 +140,15 @@ inline bool spills_finite(const double* spill, int nvec) {
     acc = V::add(acc, V::sub(v, v));
   }
   return V::all_zero_value(acc);
+}
+
+template <class V>
+inline double hmax(typename V::reg v) {
+  alignas(64) double b[V::width];
+  V::store(b, v);
+  double m = b[0];
+  for (int k = 1; k < V::width; ++k) m = (b[k] > m || b[k] != b[k]) ? b[k] : m;
+  return m;
 }
 
 // Direct exact deposits for blocks the expansions cannot absorb (wide
@@ -188,65 +258,107 @@ void wide_dot(superaccumulator& acc, scatter_acc& sc, const double* x, const dou
   if (i < len) acc.add_products_n(x + i, y + i, len - i);
 }
 
-// Shared block driver. Step(state, j, spill, nspill) processes U vectors at
-// offset j of the block and returns false when the spill buffer is full.
-// Check(begin, len) returns true when the block's fast-path result may be
-// trusted beyond finiteness (dot: no underflowing TwoProd). Exact(begin, len)
-// adds the block exactly.
-template <class V, class Step, class Check, class Exact>
-void run_blocks(superaccumulator& acc, std::size_t n, Step step, Check check, Exact exact) {
+// Shared block driver over a kernel policy K with:
+//   static constexpr int chains;          // 1 (sum) or 2 (dot)
+//   double block_max(b, len);             // max |term| of a block (NaN if any)
+//   void anchor(chain* c, int xexp);      // set all chains' anchors from X
+//   bool step(chain* c, j, spill, nspill, vmax&)  // U vectors; false: spill full
+//   bool check(b, len);                   // extra validity (dot: tiny products)
+//   void exact(b, len);                   // direct exact deposits
+template <class V, class K>
+void run_blocks(superaccumulator& acc, std::size_t n, K& k) {
+  using reg = typename V::reg;
   constexpr std::size_t group = U * V::width;
-  ml_state<V> st;
-  ml_zero(st);
+  chain<V> ch[K::chains];
+  bool anchored = false;
   alignas(64) double spill[spill_cap * V::width];
   int wide_skip = 0;
   std::size_t i = 0;
+  auto flush_all = [&] {
+    if (anchored)
+      for (auto& c : ch) chain_flush<V>(acc, c);
+    anchored = false;
+  };
   while (n - i >= group) {
     const std::size_t avail = (n - i) / group * group;
     const std::size_t len = avail < block_len ? avail : block_len;  // no std:: templates here
     if (wide_skip > 0) {
-      exact(i, len);
+      k.exact(i, len);
       --wide_skip;
       i += len;
       continue;
     }
-    const ml_state<V> saved = st;
-    int nspill = 0;
-    bool full = false;
-    for (std::size_t j = 0; j < len; j += group) {
-      if (!step(st, i + j, spill, nspill)) {
-        full = true;
+    bool retried = false;
+    for (;;) {
+      if (!anchored) {
+        const int xe = x_exponent_for(k.block_max(i, len));
+        if (xe > max_x_exp) {  // huge or special terms: no anchors fit
+          k.exact(i, len);
+          break;
+        }
+        k.anchor(ch, xe);
+        anchored = true;
+      }
+      for (auto& c : ch) chain_recenter<V>(acc, c);
+      chain<V> saved[K::chains];
+      for (int c = 0; c < K::chains; ++c) saved[c] = ch[c];
+      int nspill = 0;
+      bool full = false;
+      reg vmax = V::zero();
+      for (std::size_t j = 0; j < len; j += group) {
+        if (!k.step(ch, i + j, spill, nspill, vmax)) {
+          full = true;
+          break;
+        }
+      }
+      bool finite = true;
+      for (auto& c : ch) finite = finite && chain_finite<V>(c);
+      const double m = hmax<V>(vmax);
+      if (!full && finite && m <= ch[0].x && spills_finite<V>(spill, nspill) && k.check(i, len)) {
+        acc.deposit_n(spill, static_cast<std::size_t>(nspill) * V::width);
         break;
       }
-    }
-    if (!full && ml_finite(st) && spills_finite<V>(spill, nspill) && check(i, len)) {
-      acc.deposit_n(spill, static_cast<std::size_t>(nspill) * V::width);
-    } else {
-      st = saved;
-      if (full) {
-        wide_skip = wide_skip_blocks;  // wide dynamic range: deposit directly for a while
-      } else {
-        ml_flush(acc, st);  // restart the expansions from zero (they may be near overflow)
+      for (int c = 0; c < K::chains; ++c) ch[c] = saved[c];
+      // Terms outgrew X, or fell far below it (a full spill buffer with small
+      // terms): re-anchor from this block and try once more.
+      const double bm = k.block_max(i, len);
+      const bool rescale = !retried && bm == bm && (bm > ch[0].x || (full && bm * 0x1p20 < ch[0].x));
+      flush_all();
+      if (rescale) {
+        retried = true;
+        continue;
       }
-      exact(i, len);
+      if (full) wide_skip = wide_skip_blocks;  // wide dynamic range: deposit directly for a while
+      k.exact(i, len);
+      break;
     }
     i += len;
   }
-  if (i < n) exact(i, n - i);
-  ml_flush(acc, st);
+  if (i < n) k.exact(i, n - i);
+  flush_all();
 }
 
 template <class V, bool Abs>
-void sum_kernel(superaccumulator& acc, const double* x, std::size_t n) {
+struct sum_policy {
   using reg = typename V::reg;
-  auto step = [x](ml_state<V>& st, std::size_t j, double* spill, int& nspill) {
+  static constexpr int chains = 1;
+  superaccumulator& acc;
+  scatter_acc& sc;
+  const double* x;
+
+  double block_max(std::size_t b, std::size_t len) const {
+    reg m = V::zero();
+    for (std::size_t j = 0; j < len; j += V::width) m = V::max_nan(m, V::abs(V::load(x + b + j)));
+    return hmax<V>(m);
+  }
+  void anchor(chain<V>* c, int xe) const { chain_anchor<V>(c[0], xe); }
+  bool step(chain<V>* c, std::size_t j, double* spill, int& nspill, reg& vmax) const {
     reg e[U];
     for (int u = 0; u < U; ++u) {
       reg v = V::load(x + j + u * V::width);
       if constexpr (Abs) v = V::abs(v);
-      reg t;
-      vtwo_sum<V>(st.a0[u], v, st.a0[u], t);
-      vtwo_sum<V>(st.a1[u], t, st.a1[u], e[u]);
+      vmax = V::max_nan(vmax, Abs ? v : V::abs(v));
+      e[u] = chain_add<V>(c[0], u, v);
     }
     const reg any = V::bor(V::bor(e[0], e[1]), V::bor(e[2], e[3]));
     if (V::any_bits(any)) [[unlikely]] {
@@ -255,12 +367,17 @@ void sum_kernel(superaccumulator& acc, const double* x, std::size_t n) {
       nspill += U;
     }
     return true;
-  };
-  auto check = [](std::size_t, std::size_t) { return true; };
+  }
+  bool check(std::size_t, std::size_t) const { return true; }
+  void exact(std::size_t b, std::size_t len) const { wide_sum<V, Abs>(acc, sc, x + b, len); }
+};
+
+template <class V, bool Abs>
+void sum_kernel(superaccumulator& acc, const double* x, std::size_t n) {
   scatter_acc sc;
   sc.clear();
-  auto exact = [&acc, &sc, x](std::size_t b, std::size_t len) { wide_sum<V, Abs>(acc, sc, x + b, len); };
-  run_blocks<V>(acc, n, step, check, exact);
+  sum_policy<V, Abs> k{acc, sc, x};
+  run_blocks<V>(acc, n, k);
   sc.fold_into(acc);
 }
 
@@ -269,24 +386,41 @@ void sum_kernel(superaccumulator& acc, const double* x, std::size_t n) {
 constexpr double tiny_product = 0x1p-968;
 
 template <class V>
-void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::size_t n) {
+struct dot_policy {
   using reg = typename V::reg;
-  typename V::mask tiny_seen = V::mask_none();
-  auto step = [x, y, &tiny_seen](ml_state<V>& st, std::size_t j, double* spill, int& nspill) {
+  using mask = typename V::mask;
+  static constexpr int chains = 2;  // products, TwoProd errors
+  superaccumulator& acc;
+  scatter_acc& sc;
+  const double* x;
+  const double* y;
+  mask tiny_seen;
+
+  double block_max(std::size_t b, std::size_t len) const {
+    reg m = V::zero();
+    for (std::size_t j = 0; j < len; j += V::width)
+      m = V::max_nan(m, V::abs(V::mul(V::load(x + b + j), V::load(y + b + j))));
+    return hmax<V>(m);
+  }
+  void anchor(chain<V>* c, int xe) const {
+    chain_anchor<V>(c[0], xe);
+    // |x*y - p| <= 2^-53 |p|
+    chain_anchor<V>(c[1], xe - 53 < min_x_exp ? min_x_exp : xe - 53);
+  }
+  bool step(chain<V>* c, std::size_t j, double* spill, int& nspill, reg& vmax) {
     reg e[U], f[U];
-    typename V::mask tiny = V::mask_none();
+    mask tiny = V::mask_none();
     const reg t = V::set1(tiny_product);
     for (int u = 0; u < U; ++u) {
       const reg a = V::load(x + j + u * V::width);
       const reg b = V::load(y + j + u * V::width);
-      const reg p = V::mul(a, b);
-      const reg pe = V::fmsub(a, b, p);  // a*b - p, exact unless tiny
-      tiny = V::mask_or(tiny, V::lt(V::abs(p), t));
-      reg s, r;
-      vtwo_sum<V>(st.a0[u], p, st.a0[u], s);
-      vtwo_sum<V>(st.a1[u], s, st.a1[u], e[u]);
-      vtwo_sum<V>(st.b0[u], pe, st.b0[u], r);
-      vtwo_sum<V>(st.b1[u], r, st.b1[u], f[u]);
+      reg p, pe;  // a*b = p + pe exactly unless |p| is tiny (checked below)
+      V::eft::two_prod(a, b, p, pe);
+      const reg ap = V::abs(p);
+      vmax = V::max_nan(vmax, ap);
+      tiny = V::mask_or(tiny, V::lt(ap, t));
+      e[u] = chain_add<V>(c[0], u, p);
+      f[u] = chain_add<V>(c[1], u, pe);
     }
     tiny_seen = V::mask_or(tiny_seen, tiny);
     const reg any = V::bor(V::bor(V::bor(e[0], e[1]), V::bor(e[2], e[3])),
@@ -300,10 +434,10 @@ void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::si
       nspill += 2 * U;
     }
     return true;
-  };
+  }
   // A tiny |p| is harmless when the exact product is zero (x or y is zero);
   // otherwise the block is redone exactly.
-  auto check = [x, y, &tiny_seen](std::size_t b, std::size_t len) {
+  bool check(std::size_t b, std::size_t len) {
     if (!V::mask_any(tiny_seen)) return true;
     tiny_seen = V::mask_none();
     const reg t = V::set1(tiny_product);
@@ -311,18 +445,22 @@ void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::si
     for (std::size_t k = 0; k < len; k += V::width) {
       const reg a = V::load(x + b + k);
       const reg c = V::load(y + b + k);
-      const typename V::mask bad =
-          V::mask_and(V::lt(V::abs(V::mul(a, c)), t), V::mask_and(V::ne(a, z), V::ne(c, z)));
+      const mask bad = V::mask_and(V::lt(V::abs(V::mul(a, c)), t), V::mask_and(V::ne(a, z), V::ne(c, z)));
       if (V::mask_any(bad)) return false;
     }
     return true;
-  };
-  scatter_acc sc;
-  sc.clear();
-  auto exact = [&acc, &sc, x, y, &tiny_seen](std::size_t b, std::size_t len) {
+  }
+  void exact(std::size_t b, std::size_t len) {
     tiny_seen = V::mask_none();
     wide_dot<V>(acc, sc, x + b, y + b, len);
-  };
-  run_blocks<V>(acc, n, step, check, exact);
+  }
+};
+
+template <class V>
+void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::size_t n) {
+  scatter_acc sc;
+  sc.clear();
+  dot_policy<V> k{acc, sc, x, y, V::mask_none()};
+  run_blocks<V>(acc, n, k);
   sc.fold_into(acc);
 }

@@ -27,7 +27,7 @@ enum class backend {
 // (except `mode`, the rounding direction of the final result).
 struct exec {
   exala::backend backend = exala::backend::simd;
-  int threads = 0;  // omp: number of threads (0 = OpenMP's default)
+  int threads = 0;  // omp: number of threads, 0..1024 (0 = OpenMP's default)
   rounding mode = rounding::to_nearest_even;
 };
 
