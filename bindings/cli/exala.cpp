@@ -95,9 +95,9 @@ struct command {
 
 constexpr std::array commands{
     command{"sum", "FILE", 1, "the sum of all entries of FILE, correctly rounded", run_sum},
-    command{"asum", "FILE", 1, "the sum of the absolute values of all entries of FILE", run_asum},
-    command{"dot", "X Y", 2, "the dot product of the entries of X and Y (same count), "
-                              "correctly rounded", run_dot},
+    command{"asum", "FILE", 1, "the sum of |entries| of FILE, correctly rounded", run_asum},
+    command{"dot", "X Y", 2, "the dot product of the entries of X and Y, correctly rounded",
+            run_dot},
 };
 
 const command* find_command(std::string_view name) {
@@ -117,12 +117,15 @@ struct invocation {
   bool version = false;
 };
 
-std::string backend_names() {
-  std::string names;
-#define EXALA_CLI_NAME_(name, desc) names += (names.empty() ? "" : "|") + std::string(#name);
+// "reference|simd|omp (default simd)", and the ones this build lacks.
+std::string backend_help() {
+  std::string names, missing;
+#define EXALA_CLI_NAME_(name, desc)                         \
+  names += (names.empty() ? "" : "|") + std::string(#name); \
+  if (!exala::is_compiled_in(exala::backend::name)) missing += ", " #name " is not compiled in";
   EXALA_BACKENDS(EXALA_CLI_NAME_)
 #undef EXALA_CLI_NAME_
-  return names;
+  return names + " (default simd" + missing + ")";
 }
 
 struct rounding_name {
@@ -147,8 +150,8 @@ int parse_threads(std::string_view value) {
   int n = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
   if (ec != std::errc{} || end != value.data() + value.size() || n < 1 || n > max_threads)
-    throw usage_error("option '--threads' needs an integer from 1 to " + std::to_string(max_threads) +
-                      ", got '" + exala::io::printable(value) + "'");
+    throw usage_error("option '--threads' needs an integer from 1 to " +
+                      std::to_string(max_threads) + ", got '" + exala::io::printable(value) + "'");
   return n;
 }
 
@@ -194,10 +197,12 @@ invocation parse_command_line(std::span<char* const> argv) {
         inv.args.emplace_back(arg);
       continue;
     }
-    const auto [name, inline_value] = split_option(arg);
-    if (name == "--") {
+    if (arg == "--") {
       options_done = true;
-    } else if (name == "-h" || name == "--help" || name == "--version") {
+      continue;
+    }
+    const auto [name, inline_value] = split_option(arg);
+    if (name == "-h" || name == "--help" || name == "--version") {
       if (inline_value) throw usage_error("option '" + std::string(name) + "' takes no value");
       (name == "--version" ? inv.version : inv.help) = true;
     } else if (takes_value(name)) {
@@ -213,35 +218,35 @@ invocation parse_command_line(std::span<char* const> argv) {
 
 // ---- output ----
 
+// One help line: `head` in a column of 20, then `text`.
+void help_line(std::ostream& os, std::string_view head, std::string_view text) {
+  os << "  " << head << std::string(head.size() < 18 ? 18 - head.size() : 1, ' ') << text << '\n';
+}
+
 void print_help(std::ostream& os) {
   os << "Usage: exala COMMAND [OPTIONS] OPERANDS...\n\n"
         "Exact, correctly rounded linear algebra on Matrix Market array files: the\n"
         "result is the same bits on every backend and thread count.\n\n"
         "Commands:\n";
-  for (const command& c : commands) {
-    const std::string head = std::string(c.name) + " " + std::string(c.usage);
-    os << "  " << head << std::string(head.size() < 16 ? 16 - head.size() : 1, ' ') << c.summary
-       << "\n";
-  }
-  os << "  help            show this help\n\n"
-        "Options (before or after the operands):\n"
-        "  --backend NAME  "
-     << backend_names()
-     << " (default simd)\n"
-        "  --threads N     threads of the omp backend, 1 to "
-     << max_threads
-     << " (default: OpenMP's)\n"
-        "  --rounding MODE nearest|zero|up|down: rounding direction of the result\n"
-        "                  (default nearest, ties to even)\n"
-        "  -o, --output FILE  write the result to FILE as a Matrix Market array file\n"
-        "  -h, --help      show this help\n"
-        "  --version       show the version\n\n"
-        "Input files: '%%MatrixMarket matrix array real general' (or integer), a size\n"
-        "line 'M N', then M*N values in column-major order; every entry is used.\n"
-        "Values may be decimal or hex floats (0x1p-1074), inf, -inf, nan; '-' reads\n"
-        "standard input.\n\n"
+  for (const command& c : commands)
+    help_line(os, std::string(c.name) + " " + std::string(c.usage), c.summary);
+  help_line(os, "help", "show this help");
+  os << "\nOptions (before or after the operands):\n";
+  help_line(os, "--backend NAME", backend_help());
+  help_line(
+      os, "--threads N",
+      "threads of the omp backend, 1 to " + std::to_string(max_threads) + " (default: OpenMP's)");
+  help_line(os, "--rounding MODE", "nearest|zero|up|down: rounding direction of the result");
+  help_line(os, "", "(default nearest, ties to even)");
+  help_line(os, "-o, --output FILE", "write the result to FILE as a Matrix Market array file");
+  help_line(os, "-h, --help", "show this help");
+  help_line(os, "--version", "show the version");
+  os << "\nInput files: '%%MatrixMarket matrix array real general' (or integer), a size\n"
+        "line 'M N', then M*N values in column-major order. Every entry is used.\n"
+        "Values may be decimal or hex floats (0x1p-1074), inf, -inf, nan. A file\n"
+        "named '-' is standard input.\n\n"
         "Output: a scalar is printed on one line with 17 significant digits (it reads\n"
-        "back to the same double), or inf, -inf, nan; -0 for negative zero.\n"
+        "back to the same double), or inf, -inf, nan, and -0 for negative zero.\n"
         "Exit status: 0 on success, 2 on any error (one line on standard error).\n";
 }
 
@@ -285,10 +290,9 @@ int run(std::span<char* const> argv) {
     throw usage_error("unknown command '" + exala::io::printable(inv.command_name) +
                       "' (see 'exala --help')");
   if (inv.args.size() != cmd->arity)
-    throw usage_error(std::string(cmd->name) + " needs " + std::to_string(cmd->arity) +
-                      " operand" + (cmd->arity == 1 ? "" : "s") + " (exala " +
-                      std::string(cmd->name) + " " + std::string(cmd->usage) + "), got " +
-                      std::to_string(inv.args.size()));
+    throw usage_error(std::string(cmd->name) + " needs " + std::to_string(cmd->arity) + " operand" +
+                      (cmd->arity == 1 ? "" : "s") + " (exala " + std::string(cmd->name) + " " +
+                      std::string(cmd->usage) + "), got " + std::to_string(inv.args.size()));
   write_result(cmd->run(inv.args, inv.ex), inv.output);
   return exit_ok;
 }

@@ -24,6 +24,7 @@ namespace exala::io {
 namespace {
 
 constexpr std::string_view whitespace = " \t\r\v\f";
+constexpr std::size_t max_header_length = 1024;  // the Matrix Market line limit
 constexpr std::string_view expected_header = "'%%MatrixMarket matrix array real general'";
 
 std::string message(const std::string& file, std::int64_t line, const std::string& what) {
@@ -79,6 +80,25 @@ class line_reader {
     return true;
   }
 
+  // The same, but a line longer than max_length fails without being read in
+  // full (so that a binary file or a device such as /dev/zero fails fast).
+  bool next_bounded(std::string& line, std::size_t max_length) {
+    line.clear();
+    char c = 0;
+    bool any = false;
+    while (in_.get(c)) {
+      if (!any) ++line_;
+      any = true;
+      if (c == '\n') break;
+      if (line.size() == max_length)
+        fail("line is longer than " + std::to_string(max_length) + " characters");
+      line += c;
+    }
+    if (in_.bad()) fail("read error");
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return any;
+  }
+
   // The next line that is neither blank nor a '%' comment.
   bool next_content(std::string& line) {
     while (next(line)) {
@@ -108,24 +128,24 @@ void check_keyword(const line_reader& r, const std::string& value, std::string_v
   if (value == supported) return;
   const bool is_known = std::find(known.begin(), known.end(), value) != known.end();
   r.fail(std::string(is_known ? "" : "unknown ") + std::string(what) + " " + quote_token(value) +
-         (is_known ? " is not supported yet" : "") + "; expected '" + std::string(supported) + "'");
+         (is_known ? " is not supported yet" : "") + ", expected '" + std::string(supported) + "'");
 }
 
 // Parses the '%%MatrixMarket object format field symmetry' line.
 field read_header(line_reader& r) {
   std::string line;
-  if (!r.next(line)) r.fail("empty file; expected a " + std::string(expected_header) + " header");
+  if (!r.next_bounded(line, max_header_length))
+    r.fail("empty file, expected a " + std::string(expected_header) + " header");
   const std::vector<std::string_view> words = split(line);
   if (words.empty() || lower(words[0]) != "%%matrixmarket")
     r.fail("not a Matrix Market file: the first line must be a " + std::string(expected_header) +
            " header");
-  if (words.size() < 5)
-    r.fail("incomplete header; expected " + std::string(expected_header));
+  if (words.size() < 5) r.fail("incomplete header, expected " + std::string(expected_header));
   if (words.size() > 5) r.fail("unexpected " + quote_token(words[5]) + " after the header");
   check_keyword(r, lower(words[1]), "object", "matrix", {"vector"});
   check_keyword(r, lower(words[2]), "format", "array", {"coordinate"});
   const std::string f = lower(words[3]);
-  if (f != "integer") check_keyword(r, f, "field", "real", {"complex", "pattern", "double"});
+  if (f != "integer") check_keyword(r, f, "field", "real", {"complex", "pattern"});
   check_keyword(r, lower(words[4]), "symmetry", "general",
                 {"symmetric", "skew-symmetric", "hermitian"});
   return f == "integer" ? field::integer : field::real;
@@ -151,11 +171,13 @@ dims read_size(line_reader& r) {
   if (!r.next_content(line)) r.fail("missing size line 'M N' before the end of the file");
   const std::vector<std::string_view> words = split(line);
   if (words.size() != 2)
-    r.fail("bad size line " + quote_token(line) + "; expected 'M N' (two counts) for an array file");
+    r.fail("bad size line " + quote_token(line) +
+           ", expected 'M N' (two counts) for an array file");
   const auto rows = parse_count(words[0]);
   const auto cols = parse_count(words[1]);
-  if (!rows) r.fail("bad row count " + quote_token(words[0]) + "; expected a non-negative integer");
-  if (!cols) r.fail("bad column count " + quote_token(words[1]) + "; expected a non-negative integer");
+  if (!rows) r.fail("bad row count " + quote_token(words[0]) + ", expected a non-negative integer");
+  if (!cols)
+    r.fail("bad column count " + quote_token(words[1]) + ", expected a non-negative integer");
   const auto max_count = static_cast<std::int64_t>(std::vector<double>().max_size());
   if (*cols != 0 && *rows > max_count / *cols)
     r.fail("size " + std::to_string(*rows) + " x " + std::to_string(*cols) + " is too large");
@@ -163,8 +185,8 @@ dims read_size(line_reader& r) {
 }
 
 std::string count_text(const dims& d) {
-  return std::to_string(d.count) + " (" + std::to_string(d.rows) + " x " +
-         std::to_string(d.cols) + ")";
+  return std::to_string(d.count) + " (" + std::to_string(d.rows) + " x " + std::to_string(d.cols) +
+         ")";
 }
 
 // Reads the d.count values that follow the size line, and checks that no
@@ -177,14 +199,16 @@ std::vector<double> read_values(line_reader& r, field f, const dims& d) {
   while (r.next_content(line)) {
     std::string_view rest = line;
     for (std::string_view t = next_token(rest); !t.empty(); t = next_token(rest)) {
-      if (values.size() == count) r.fail("too many values; expected " + count_text(d));
+      if (values.size() == count) r.fail("too many values, expected " + count_text(d));
       const std::optional<double> v = f == field::real ? parse_real(t) : parse_integer(t);
-      if (!v) r.fail(quote_token(t) + (f == field::real ? " is not a real number" : " is not an integer"));
+      if (!v)
+        r.fail(quote_token(t) +
+               (f == field::real ? " is not a real number" : " is not an integer"));
       values.push_back(*v);
     }
   }
   if (values.size() < count)
-    r.fail("too few values; expected " + count_text(d) + ", found " +
+    r.fail("too few values, expected " + count_text(d) + ", found " +
            std::to_string(values.size()) + " before the end of the file");
   return values;
 }
@@ -276,7 +300,8 @@ array read_array_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     const int e = errno;
-    throw file_error(path, 0, std::string("cannot open file") + (e ? ": " + std::string(std::strerror(e)) : ""));
+    throw file_error(
+        path, 0, std::string("cannot open file") + (e ? ": " + std::string(std::strerror(e)) : ""));
   }
   return read_array(in, path);
 }
@@ -284,7 +309,8 @@ array read_array_file(const std::string& path) {
 std::string format_real(double v) {
   if (std::isnan(v)) return "nan";
   std::array<char, 64> buf{};
-  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::general, 17);
+  const auto r =
+      std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::general, 17);
   return std::string(buf.data(), r.ptr);
 }
 
@@ -306,7 +332,9 @@ void write_array_file(const std::string& path, std::int64_t rows, std::int64_t c
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
     const int e = errno;
-    throw file_error(path, 0, std::string("cannot create file") + (e ? ": " + std::string(std::strerror(e)) : ""));
+    throw file_error(
+        path, 0,
+        std::string("cannot create file") + (e ? ": " + std::string(std::strerror(e)) : ""));
   }
   write_array(out, rows, cols, data);
   out.close();

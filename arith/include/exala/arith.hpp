@@ -11,7 +11,7 @@
 // The guarantees are the classical ones (Knuth, Dekker, Ogita-Rump-Oishi 2005):
 // each EFT returns a pair (h, l) with h = fl(op) and h + l equal to the exact
 // result, provided no overflow occurs (and, for products, the error term does
-// not underflow: e_a + e_b >= -1022 + 53, see two_prod_is_exact).
+// not underflow: exponent(a) + exponent(b) >= -970, see two_prod_is_exact).
 #pragma once
 
 #include <cmath>
@@ -79,7 +79,8 @@ constexpr eft_pair two_product_dekker(double a, double b) noexcept {
 // ApproxTwoDiv (Langlois-Louvet 2007): q = fl(a/b) and the approximate
 // remainder term r = fl(fl(a - q*b)/b) computed with an exact FMA residual,
 // so that q + r approximates a/b with a relative error below 2^-105 (one more
-// rounding than an EFT: a/b itself is not a finite sum of doubles).
+// rounding than an EFT: a/b itself is not a finite sum of doubles). The bound
+// assumes a/b and r stay in the normal range (no underflow of r).
 inline eft_pair approx_two_div(double a, double b) noexcept {
   const double q = a / b;
   const double r = std::fma(-q, b, a);  // exact: a - q*b is representable
