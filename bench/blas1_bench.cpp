@@ -19,10 +19,17 @@
 //   sample lasts >= ~2 ms; 1 for large n) and divides by inner. Every
 //   repetition takes one sample of ours and of each baseline, in an order
 //   rotated per repetition, so machine noise and cache state hit all alike.
+//   Each sample is preceded by a 1 ms busy wait (idle threads of the previous
+//   contender go to sleep) and one untimed call (the contender's own threads
+//   are awake), so every contender is timed in the same steady state.
 // - Default repetitions: enough for ~0.3 s of samples of the slowest
 //   contender, clamped to [5, 200].
 // - Vectors are 64-byte aligned and first-touched (by the threads that will
 //   read them, static split) before the data are written and timed.
+// - Idle OpenMP and OpenBLAS threads spin for a long time by default and
+//   then steal the cores the other runtime needs; unless the user sets them,
+//   GOMP_SPINCOUNT and OPENBLAS_THREAD_TIMEOUT are cut to ~0.25 ms (the
+//   program restarts itself once to apply them; see tame_idle_spinning).
 // - Exit status: 0 ok, 1 --check found a mismatch, 2 bad arguments (one line
 //   on stderr), 3 other run-time failure (e.g. out of memory).
 #include <algorithm>
@@ -40,13 +47,15 @@
 #include <functional>
 #include <memory>
 #include <new>
-#include <utility>
 #include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include "exala/backend.hpp"
 #include "exala/blas1.hpp"
@@ -164,7 +173,7 @@ __attribute__((noinline)) double naive_dot(std::int64_t n, const double* x, cons
 }
 
 #ifdef EXALA_BENCH_HAVE_OPENBLAS
-// blasint may be 32-bit: longer vectors go in chunks (one chunk below 2^30).
+// blasint may be 32-bit: vectors longer than 2^30 go in chunks of 2^30.
 constexpr std::int64_t blas_chunk = std::int64_t{1} << 30;
 
 double openblas_asum(std::int64_t n, const double* x) {
@@ -202,14 +211,16 @@ const char* const usage_text =
     "Prints CSV: routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio\n"
     "(medians of R interleaved repetitions; ratio = ours / baseline).\n"
     "  --n N        vector length, >= 1 (1e7 style accepted when it is an integer)\n"
-    "  --backend    default simd; 'all' = every backend; a comma list is accepted\n"
+    "  --backend    default simd; 'all' = every backend compiled in; a comma list is accepted\n"
     "  --threads T  threads of the omp backend and of its baselines (default 2);\n"
     "               reference and simd are single-threaded (T must be 1 for them alone)\n"
     "  --data       uniform: U[-1,1]; wide: U[-1,1] * 2^k, k uniform in [-500,500]\n"
     "  --reps R     repetitions (default: ~0.3 s per contender, clamped to [5,200])\n"
     "  --seed S     std::mt19937_64 seed (default 42)\n"
     "  --check      also compare ours to the reference backend bit for bit (exit 1 if not)\n"
-    "Exit status: 0 ok, 1 check mismatch, 2 bad arguments, 3 run-time failure.\n";
+    "Exit status: 0 ok, 1 check mismatch, 2 bad arguments, 3 run-time failure.\n"
+    "Unless set, GOMP_SPINCOUNT=10000 and OPENBLAS_THREAD_TIMEOUT=20 are used (the program\n"
+    "restarts itself once): idle threads of one runtime must not slow down the other.\n";
 
 // Integer in [lo, hi]; also accepts an exactly integral decimal such as 1e7.
 std::int64_t parse_int(const std::string& opt, const std::string& text, std::int64_t lo,
@@ -248,7 +259,8 @@ std::uint64_t parse_seed(const std::string& text) {
 std::vector<exala::backend> parse_backends(const std::string& text) {
   std::vector<exala::backend> out;
   if (text == "all") {
-#define EXALA_BENCH_ALL_(name, desc) out.push_back(exala::backend::name);
+#define EXALA_BENCH_ALL_(name, desc) \
+  if (exala::is_compiled_in(exala::backend::name)) out.push_back(exala::backend::name);
     EXALA_BACKENDS(EXALA_BENCH_ALL_)
 #undef EXALA_BENCH_ALL_
     return out;
@@ -398,7 +410,19 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-// Times all contenders with interleaved, rotated repetitions.
+// Lets the previous contender's idle threads stop spinning (see
+// tame_idle_spinning: ~0.25 ms) before the next one is timed, so that no
+// contender starts with a foreign spinner on its cores. The main thread waits
+// busily: a sleeping vCPU would add its own wake-up latency.
+constexpr double settle_s = 1e-3;
+void settle_idle_threads() {
+  const auto until = clock_type::now() + std::chrono::duration<double>(settle_s);
+  while (clock_type::now() < until) {
+  }
+}
+
+// Times all contenders with interleaved, rotated repetitions: before each
+// sample, a settle gap and one untimed call of the contender.
 void run_interleaved(std::vector<contender>& cs, int reps_opt) {
   double slowest = 0.0;
   for (auto& c : cs) slowest = std::max(slowest, calibrate(c));
@@ -410,6 +434,8 @@ void run_interleaved(std::vector<contender>& cs, int reps_opt) {
   for (int r = 0; r < reps; ++r)
     for (std::size_t j = 0; j < m; ++j) {
       contender& c = cs[(static_cast<std::size_t>(r) + j) % m];
+      settle_idle_threads();
+      time_calls(c, 1);  // untimed: wakes c's own threads, steady cache state
       c.samples.push_back(time_calls(c, c.inner) / static_cast<double>(c.inner));
     }
 }
@@ -490,9 +516,51 @@ int run(const options& o) {
   return 0;
 }
 
+// Idle worker threads of one runtime must not hold the cores that the other
+// runtime's threads need next: on a 2-core machine a spinning idle thread
+// time-shares a core with the next call's worker and can make a 2-thread call
+// run as slowly as a serial one. Both runtimes spin for a long time by
+// default: libgomp for GOMP_SPINCOUNT = 300000 pause instructions (~7 ms on
+// the reference machine), openblas-pthread for 2^28 TSC cycles (~60 ms). In
+// an interleaved loop that means OpenBLAS's 2-thread calls ran up to 2-5x
+// slower after an OpenMP call, and OpenMP calls ran serially after an
+// OpenBLAS call. Unless the user has chosen these settings, restart once with
+// both spins cut to ~0.25 ms (GOMP_SPINCOUNT=10000, OPENBLAS_THREAD_TIMEOUT=20,
+// i.e. 2^20 cycles): still far longer than the gap between back-to-back calls
+// of one contender, so neither side pays a wake-up inside its own timing loop.
+// Set the variables yourself (e.g. GOMP_SPINCOUNT=300000
+// OPENBLAS_THREAD_TIMEOUT=28 for the defaults) to keep your own choice.
+void tame_idle_spinning(char** argv) {
+#if defined(EXALA_BENCH_HAVE_OPENMP) && defined(EXALA_BENCH_HAVE_OPENBLAS) && defined(__linux__)
+  bool changed = false;
+  if (!std::getenv("GOMP_SPINCOUNT") && !std::getenv("OMP_WAIT_POLICY") &&
+      !std::getenv("KMP_BLOCKTIME")) {
+    setenv("GOMP_SPINCOUNT", "10000", 1);  // libgomp (GCC)
+    setenv("KMP_BLOCKTIME", "1", 1);       // libomp (Clang, Intel): milliseconds
+    changed = true;
+  }
+  if (!std::getenv("OPENBLAS_THREAD_TIMEOUT") && !std::getenv("GOTO_THREAD_TIMEOUT")) {
+    setenv("OPENBLAS_THREAD_TIMEOUT", "20", 1);  // 2^20 cycles
+    changed = true;
+  }
+  if (!changed) return;
+  // Both runtimes read their environment when they are loaded: restart.
+  char self[4096];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len > 0) {
+    self[len] = '\0';
+    execv(self, argv);
+  }
+  // exec failed: go on with the runtimes' defaults.
+#else
+  (void)argv;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  tame_idle_spinning(argv);
   options o;
   try {
     o = parse_args(argc, argv);

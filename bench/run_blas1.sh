@@ -5,13 +5,20 @@
 #
 # BUILD_DIR holds bin/exala-bench (configure with -DCMAKE_BUILD_TYPE=Release).
 # OUT_CSV defaults to bench/results/blas1.csv next to this script. The CSV is
-# exala-bench's output with a leading `data` column:
-#   data,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio
+# exala-bench's output with two leading columns, the pass number and the data:
+#   pass,data,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio
 # Configurations: sum and dot at n = 1e4 and 1e7, data uniform and wide,
 # backends simd (1 thread) and omp (2 threads); asum at 1e7 uniform. Every run
 # also checks ours against the reference backend bit for bit (--check).
-# Extra arguments for every exala-bench call can be given in EXALA_BENCH_ARGS
-# (e.g. EXALA_BENCH_ARGS="--reps 50"). Takes about a minute on 2 cores.
+# Environment:
+#   EXALA_BENCH_PASSES=K      run the whole set K times (default 1), pass after
+#                             pass, so that the spread between passes shows
+#                             how much the machine's noise moved the numbers
+#   EXALA_BENCH_WAIT_IDLE=S   before each configuration wait up to S seconds
+#                             for a second with the CPUs <= 10% busy (default
+#                             0: only warn on stderr)
+#   EXALA_BENCH_ARGS="..."    extra arguments for every exala-bench call
+# One pass takes about 35 s on 2 idle cores.
 set -euo pipefail
 
 if [[ $# -lt 1 || $# -gt 2 ]]; then
@@ -31,25 +38,54 @@ mkdir -p "$(dirname "$out")"
 extra=()
 if [[ -n ${EXALA_BENCH_ARGS:-} ]]; then read -r -a extra <<<"$EXALA_BENCH_ARGS"; fi
 
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-echo "data,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio" >"$tmp"
-
-run() {  # run DATA ROUTINE N
-  local data=$1 routine=$2 n=$3
-  echo "exala-bench $routine --n $n --data $data --backend simd,omp" >&2
-  "$bench" "$routine" --n "$n" --data "$data" --backend simd,omp --check "${extra[@]}" |
-    tail -n +2 | sed "s/^/$data,/" >>"$tmp"
+# Other work on the CPUs spoils the timings, 2-thread OpenMP ones above all
+# (on a 2-core machine a busy core slows them down many times). The share of
+# CPU time used in the last second, by anyone:
+cpu_times() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $5+$6}' /proc/stat; }
+busy_percent() {
+  local b0 i0 b1 i1
+  read -r b0 i0 < <(cpu_times); sleep 1; read -r b1 i1 < <(cpu_times)
+  echo $(( 100 * (b1 - b0) / (b1 - b0 + i1 - i0 + 1) ))
+}
+wait_idle=${EXALA_BENCH_WAIT_IDLE:-0}
+settle() {
+  [[ -r /proc/stat ]] || return 0
+  local start=$SECONDS busy
+  busy=$(busy_percent)
+  while (( busy > 10 && SECONDS - start < wait_idle )); do busy=$(busy_percent); done
+  if (( busy > 10 )); then
+    echo "$0: warning: CPUs ${busy}% busy before this run; timings will be noisy" >&2
+  fi
 }
 
-for routine in sum dot; do
-  for n in 10000 10000000; do
-    for data in uniform wide; do
-      run "$data" "$routine" "$n"
+tmp=$(mktemp "$out.XXXXXX")
+chmod 644 "$tmp"
+trap 'rm -f "$tmp"' EXIT
+echo "pass,data,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio" >"$tmp"
+
+run() {  # run PASS DATA ROUTINE N
+  local pass=$1 data=$2 routine=$3 n=$4
+  settle
+  echo "[pass $pass] exala-bench $routine --n $n --data $data --backend simd,omp" >&2
+  "$bench" "$routine" --n "$n" --data "$data" --backend simd,omp --check "${extra[@]}" |
+    tail -n +2 | sed "s/^/$pass,$data,/" >>"$tmp"
+}
+
+passes=${EXALA_BENCH_PASSES:-1}
+if ! [[ $passes =~ ^[1-9][0-9]*$ ]]; then
+  echo "$0: EXALA_BENCH_PASSES must be a positive integer, got '$passes'" >&2
+  exit 2
+fi
+for (( pass = 1; pass <= passes; ++pass )); do
+  for routine in sum dot; do
+    for n in 10000 10000000; do
+      for data in uniform wide; do
+        run "$pass" "$data" "$routine" "$n"
+      done
     done
   done
+  run "$pass" uniform asum 10000000
 done
-run uniform asum 10000000
 
 mv "$tmp" "$out"
 trap - EXIT

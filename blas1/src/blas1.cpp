@@ -117,6 +117,14 @@ void reference_range(superaccumulator& acc, op o, const vec& x, const vec& y) {
   }
 }
 
+// The whole vector on the calling thread, through a fresh accumulator.
+void simd_whole(superaccumulator& out, op o, const vec& x, const vec& y) {
+  superaccumulator loc;
+  simd_range(loc, o, x, y, 0, x.n);
+  finish_term_flags(loc, o, x, y, 0, x.n);
+  out.merge(loc);
+}
+
 void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const exec& ex) {
   require_compiled(ex.backend);
   if (x.n == 0) return;
@@ -124,18 +132,23 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
     case backend::reference:
       reference_range(out, o, x, y);
       return;
-    case backend::simd: {
-      superaccumulator loc;
-      simd_range(loc, o, x, y, 0, x.n);
-      finish_term_flags(loc, o, x, y, 0, x.n);
-      out.merge(loc);
+    case backend::simd:
+      simd_whole(out, o, x, y);
       return;
-    }
     case backend::omp: {
 #ifdef EXALA_HAVE_OPENMP
-      const int threads = ex.threads > 0 ? ex.threads : omp_get_max_threads();
+      // Each thread gets at least min_per_thread elements: below that a
+      // parallel region costs more than it saves. The result cannot change.
+      constexpr std::int64_t min_per_thread = 32768;
+      const std::int64_t wanted = ex.threads > 0 ? ex.threads : omp_get_max_threads();
+      const std::int64_t useful = (x.n + min_per_thread - 1) / min_per_thread;
+      const int threads = static_cast<int>(wanted < useful ? wanted : useful);
+      detail::active_kernels();  // surface a bad EXALA_SIMD before any parallel region
+      if (threads <= 1) {
+        simd_whole(out, o, x, y);
+        return;
+      }
       std::vector<superaccumulator> parts(static_cast<std::size_t>(threads));
-      detail::active_kernels();  // surface a bad EXALA_SIMD before the parallel region
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
       for (int t = 0; t < threads; ++t) {
         const std::int64_t b = x.n * t / threads, e = x.n * (t + 1) / threads;
