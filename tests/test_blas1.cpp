@@ -870,3 +870,91 @@ BOOST_AUTO_TEST_CASE(long_random_sweep, *utf::label("long")) {
     run(make(o, k, n, incx, incy, static_cast<int>(r() % 8), static_cast<int>(r() % 8), r), f, true, m);
   }
 }
+
+// The SIMD kernels' anchored register levels (blas1/src/simd_kernels_impl.hpp)
+// have state transitions that random data rarely reaches: re-anchoring when
+// terms outgrow the bound X or fall far below it, recentering when a level
+// drifts out of its window, entering and leaving the direct-deposit mode for
+// wide blocks, and the limits of anchoring (terms near 2^997, subnormals).
+// Each pattern spans many 2048-element blocks, so the transitions happen at
+// block boundaries and inside blocks.
+BOOST_AUTO_TEST_CASE(anchored_level_transitions) {
+  restore_kernel_set restore;
+  failures f;
+  rng_t r(4242);
+  auto with = [&](op o, std::int64_t n, auto gen_x, auto gen_y) {
+    problem p;
+    p.o = o, p.n = n;
+    p.x.resize(static_cast<std::size_t>(n));
+    p.y.resize(o == op::dot ? static_cast<std::size_t>(n) : 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      p.x[static_cast<std::size_t>(i)] = gen_x(i);
+      if (o == op::dot) p.y[static_cast<std::size_t>(i)] = gen_y(i);
+    }
+    run(p, f);
+  };
+  auto none = [](std::int64_t) { return 0.0; };
+  const std::int64_t n = 40000;
+  for (op o : {op::sum, op::asum, op::dot}) {
+    // Magnitudes that grow, then shrink, by one binade every 700 terms.
+    with(o, n, [&](std::int64_t i) { return uniform(r) * pow2(static_cast<int>(i / 700)); },
+         [&](std::int64_t) { return uniform(r); });
+    with(o, n, [&](std::int64_t i) { return uniform(r) * pow2(-static_cast<int>(i / 700)); },
+         [&](std::int64_t) { return uniform(r); });
+    // Abrupt jumps between scales every 3000 terms (up, far down, back).
+    with(o, n,
+         [&](std::int64_t i) {
+           const int s[] = {0, 300, -300, 40, -700, 0};
+           return uniform(r) * pow2(s[(i / 3000) % 6]);
+         },
+         [&](std::int64_t i) { return uniform(r) * pow2((i / 5000) % 2 ? 100 : -100); });
+    // One wide burst in the middle of uniform data (wide mode, then back).
+    with(o, n,
+         [&](std::int64_t i) {
+           return (i > 15000 && i < 19000) ? uniform(r) * pow2(std::uniform_int_distribution<int>(-500, 500)(r))
+                                            : uniform(r);
+         },
+         [&](std::int64_t) { return uniform(r); });
+    // Terms near the anchoring limit 2^997 and just above it.
+    with(o, 9000, [&](std::int64_t i) { return uniform(r) * pow2(i % 3 == 0 ? 1000 : 994); },
+         [&](std::int64_t) { return uniform(r) * 0.5; });
+    // Subnormals only, and subnormals among small normals.
+    with(o, 9000, [&](std::int64_t) { return random_exp(r, -1074, -1023); },
+         [&](std::int64_t) { return random_exp(r, 500, 520); });
+    with(o, 9000, [&](std::int64_t i) { return i % 2 ? random_exp(r, -1074, -1023) : random_exp(r, -1000, -990); },
+         [&](std::int64_t) { return random_exp(r, 400, 420); });
+  }
+  // Level-1 drift: for terms near 1 the bound is X = 32 and level 0 keeps
+  // multiples of 2^-25; a term 1 + 0.4921875 * 2^-25 leaves the same residual
+  // +0.49 ulp every time, so level 1 crosses its window (64 ulp of level 0)
+  // every ~130 terms per lane and the recentering path runs again and again.
+  // (The windows carry a wide margin: without recentering these sums would
+  // still be exact, so this exercises the path rather than guards it.)
+  with(op::sum, 40000, [](std::int64_t) { return 1.0 + 0x1p-26 - 0x1p-32; }, none);
+  with(op::asum, 40000, [](std::int64_t i) { return i % 2 ? -(1.0 + 0x1p-26 - 0x1p-32) : 1.0 + 0x1p-26 - 0x1p-32; }, none);
+  with(op::dot, 40000, [](std::int64_t) { return 1.0 + 0x1p-26 - 0x1p-32; }, [](std::int64_t) { return 1.0; });
+  // dot: products straddling the TwoProd underflow bound 2^-968, with zeros.
+  with(op::dot, 20000,
+       [&](std::int64_t i) { return i % 7 == 0 ? 0.0 : random_exp(r, -490, -475); },
+       [&](std::int64_t i) { return i % 11 == 0 ? -0.0 : random_exp(r, -495, -480); });
+}
+
+// A long one-signed sum and dot (2^25 terms; exact results 0.75 * 2^25 and
+// 0.5625 * 2^25 checked directly, no MPFR needed). Level 0 drifts by 2^20
+// terms per lane; its recentering would be needed only near 2^31 terms,
+// beyond what a test can allocate.
+BOOST_AUTO_TEST_CASE(long_one_signed_sums, *utf::label("long")) {
+  restore_kernel_set restore;
+  const std::int64_t n = std::int64_t{1} << 25;
+  const std::vector<double> x(static_cast<std::size_t>(n), 0.75);
+  const double want = 0.75 * static_cast<double>(n);
+  for (kernel_set k : kernel_sets()) {
+    exala::force_kernel_set(k);
+    for (const config& c : non_reference_configs()) {
+      const exala::exec ex{c.b, c.threads};
+      BOOST_TEST(same_bits(exala::sum(n, x.data(), 1, ex), want), describe(c, k) << " sum");
+      BOOST_TEST(same_bits(exala::dot(n, x.data(), 1, x.data(), 1, ex), 0.5625 * static_cast<double>(n)),
+                 describe(c, k) << " dot");
+    }
+  }
+}

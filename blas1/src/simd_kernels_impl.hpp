@@ -34,6 +34,11 @@
 //  * level 1 starts within 2^(k1-3) of M1 and moves by at most
 //    L 2^(k0-52) <= 2^(k1-2), so a1 stays in (2^k1, 2^(k1+1)) > |r|;
 //  * a - M is exact (Sterbenz) when a level is flushed into the accumulator.
+// The windows are sufficient, with a wide margin: FastTwoSum stays exact as
+// long as |a| >= |term|, so a level that drifted past its window would still
+// be exact (it would only spill more); exactness would be at risk only after
+// a drift of about half the anchor (~2^22 X per lane, some 2^31 terms), which
+// the recentering at every block start rules out.
 // Anchors stay normal doubles for 2^-1001 <= X <= 2^1001; terms above
 // 2^997 always take the direct path.
 //
