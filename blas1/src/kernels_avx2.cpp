@@ -18,6 +18,7 @@ struct v256 {
     static void two_sum(reg a, reg b, reg& s, reg& e) { exala::simd::avx2::two_sum(a, b, s, e); }
     static void two_prod(reg a, reg b, reg& p, reg& e) { exala::simd::avx2::two_prod(a, b, p, e); }
     static void fast_two_sum(reg a, reg b, reg& s, reg& e) { exala::simd::avx2::fast_two_sum(a, b, s, e); }
+    static void fast_two_sum_fma(reg a, reg b, reg& s, reg& e) { exala::simd::avx2::fast_two_sum_fma(a, b, s, e); }
   };
   static constexpr int width = 4;
   static reg zero() { return _mm256_setzero_pd(); }
@@ -42,6 +43,7 @@ struct v256 {
   static mask lt(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
   static mask gt(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_NLE_UQ); }  // NaN counts as out
   // max that lets a NaN in b through (vmaxpd returns its second operand on NaN)
+  static reg min(reg a, reg b) { return _mm256_min_pd(a, b); }
   static reg max_nan(reg acc, reg b) { return _mm256_max_pd(acc, b); }
   static mask ne(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_NEQ_UQ); }
   static mask mask_none() { return _mm256_setzero_pd(); }

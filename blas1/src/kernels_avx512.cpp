@@ -18,6 +18,7 @@ struct v512 {
     static void two_sum(reg a, reg b, reg& s, reg& e) { exala::simd::avx512::two_sum(a, b, s, e); }
     static void two_prod(reg a, reg b, reg& p, reg& e) { exala::simd::avx512::two_prod(a, b, p, e); }
     static void fast_two_sum(reg a, reg b, reg& s, reg& e) { exala::simd::avx512::fast_two_sum(a, b, s, e); }
+    static void fast_two_sum_fma(reg a, reg b, reg& s, reg& e) { exala::simd::avx512::fast_two_sum_fma(a, b, s, e); }
   };
   static constexpr int width = 8;
   static reg zero() { return _mm512_setzero_pd(); }
@@ -46,6 +47,7 @@ struct v512 {
   static mask lt(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
   static mask gt(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_NLE_UQ); }  // NaN counts as out
   // max that lets a NaN in b through (vmaxpd returns its second operand on NaN)
+  static reg min(reg a, reg b) { return _mm512_min_pd(a, b); }
   static reg max_nan(reg acc, reg b) { return _mm512_max_pd(acc, b); }
   static mask ne(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_NEQ_UQ); }
   static mask mask_none() { return 0; }

