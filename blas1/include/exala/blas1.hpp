@@ -23,8 +23,14 @@
 
 namespace exala {
 
+// Correctly rounded sum of x_i (error <= 1/2 ulp in to_nearest_even, < 1 ulp
+// in the directed modes); exact accumulation after Collange, Defour, Graillat,
+// Iakymchuk (ParCo 2015) with anchored levels after Demmel and Nguyen (2013).
 double sum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex = {});
+// Correctly rounded sum of |x_i|, same method and bound as sum().
 double asum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex = {});
+// Correctly rounded sum of x_i * y_i, every product exact (TwoProd, or the
+// exact integer product where TwoProd's error would underflow); same bound.
 double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
            std::int64_t incy, const exec& ex = {});
 
