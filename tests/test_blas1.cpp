@@ -958,3 +958,94 @@ BOOST_AUTO_TEST_CASE(long_one_signed_sums, *utf::label("long")) {
     }
   }
 }
+
+#ifdef EXALA_TEST_HAVE_MPFR
+// The square root of an exact MPFR value, correctly rounded to binary64:
+// sqrt to 53 bits in the wide exponent range, then the IEEE range and
+// subnormals applied with the ternary value (no double rounding).
+double mpfr_sqrt_to_double(const mpfr_t s, rounding m) {
+  const mpfr_rnd_t rnd = to_mpfr(m);
+  mpfr_t t;
+  mpfr_init2(t, 53);
+  int inex = mpfr_sqrt(t, s, rnd);
+  const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+  mpfr_set_emin(-1073);
+  mpfr_set_emax(1024);
+  inex = mpfr_check_range(t, inex, rnd);
+  inex = mpfr_subnormalize(t, inex, rnd);
+  const double d = mpfr_get_d(t, rnd);
+  mpfr_set_emin(emin);
+  mpfr_set_emax(emax);
+  mpfr_clear(t);
+  return d;
+}
+#endif
+
+// nrm2: the exact sum of squares, its square root rounded once. Checked
+// against MPFR and across every backend, thread count and kernel set, in all
+// four directions, on data whose squares overflow or underflow the double
+// range, on exact midpoints (ties) and on special values.
+BOOST_AUTO_TEST_CASE(nrm2_correctly_rounded) {
+  restore_kernel_set restore;
+  failures f;
+  rng_t r(777);
+  const rounding modes[] = {RN, rounding::toward_zero, rounding::upward, rounding::downward};
+  auto check = [&](const std::vector<double>& x, const std::string& what, double expect_rn = qnan) {
+    const auto n = static_cast<std::int64_t>(x.size());
+    for (rounding m : modes) {
+      const double ref = exala::nrm2(n, x.data(), 1, exala::exec{backend::reference, 0, m});
+#ifdef EXALA_TEST_HAVE_MPFR
+      bool special = false;
+      for (double v : x) special = special || !std::isfinite(v);
+      if (!special) {
+        mpfr_exact_sum s(m);
+        for (double v : x) s.add_product(v, v);
+        const double want = mpfr_sqrt_to_double(s.value(), m);
+        if (!same_bits(ref, want))
+          f.report("nrm2 reference vs MPFR: " + what + " " + name(m) + ": got " + hex(ref) + ", MPFR " + hex(want));
+      }
+#endif
+      if (m == RN && !std::isnan(expect_rn) && !same_bits(ref, expect_rn))
+        f.report("nrm2 " + what + ": got " + hex(ref) + ", expected " + hex(expect_rn));
+      for (kernel_set k : kernel_sets()) {
+        exala::force_kernel_set(k);
+        for (const config& c : non_reference_configs()) {
+          const double got = exala::nrm2(n, x.data(), 1, exala::exec{c.b, c.threads, m});
+          if (!same_bits(got, ref))
+            f.report(describe(c, k) + " nrm2 vs reference: " + what + " " + name(m) + ": got " + hex(got) +
+                     ", reference " + hex(ref));
+        }
+      }
+    }
+  };
+  // Exact results and exact ties (the norm is a midpoint between doubles).
+  check({3.0, 4.0}, "3,4", 5.0);
+  check({-5.0, 12.0}, "-5,12", 13.0);
+  check({1.0, 0x1p-26, 0x1p-53}, "tie 1+2^-53 (to even: 1)", 1.0);
+  check({1.0, 0x1p-26, 0x1p-26, 0x1p-26, 3 * 0x1p-53}, "tie 1+3*2^-53 (to even: 1+2^-51)", 1.0 + 0x1p-51);
+  check({0x1p-1074}, "single subnormal", 0x1p-1074);
+  check({-0x1.fffffffffffffp+1023}, "single -DBL_MAX", dmax);
+  check({0.0, -0.0}, "zeros", 0.0);
+  check({}, "empty", 0.0);
+  // Squares beyond the double range, both ways, and the overflow threshold.
+  check({dmax, dmax}, "DBL_MAX twice");
+  check({0x1.fffffffffffffp+1023, 0x1p+970}, "just below the overflow midpoint");
+  check({0x1p-1074, 0x1p-1074, 0x1p-1074, 0x1p-1074}, "four 2^-1074 (exactly 2^-1073)", 0x1p-1073);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t n = 1 + static_cast<std::size_t>(r() % 300);
+    std::vector<double> x(n);
+    const int lo = trial % 4 == 0 ? 600 : trial % 4 == 1 ? -1074 : trial % 4 == 2 ? -700 : -30;
+    const int hi = trial % 4 == 0 ? 1023 : trial % 4 == 1 ? -1000 : trial % 4 == 2 ? 700 : 30;
+    for (auto& v : x) v = random_exp(r, lo, hi);
+    check(x, "random n=" + std::to_string(n) + " exponents [" + std::to_string(lo) + "," + std::to_string(hi) + "]");
+  }
+  {
+    std::vector<double> x(5000);
+    for (auto& v : x) v = uniform(r);
+    check(x, "uniform n=5000");
+  }
+  // Special values: NaN in gives NaN; otherwise an infinity gives +inf.
+  BOOST_TEST(std::isnan(exala::nrm2(std::vector<double>{1.0, qnan, inf})));
+  BOOST_TEST(same_bits(exala::nrm2(std::vector<double>{1.0, -inf}), inf));
+  BOOST_CHECK_THROW(exala::nrm2(-1, nullptr, 1), exala::invalid_argument);
+}

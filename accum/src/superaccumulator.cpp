@@ -269,7 +269,9 @@ int superaccumulator::sign() const noexcept {
   return 0;
 }
 
-double superaccumulator::round(rounding mode) const noexcept {
+double superaccumulator::round(rounding mode) const noexcept { return round_scaled(0, mode); }
+
+double superaccumulator::round_scaled(int k, rounding mode) const noexcept {
   constexpr double inf = std::numeric_limits<double>::infinity();
   if ((flags_ & flag_nan) || ((flags_ & flag_pos_inf) && (flags_ & flag_neg_inf)))
     return std::numeric_limits<double>::quiet_NaN();
@@ -293,27 +295,31 @@ double superaccumulator::round(rounding mode) const noexcept {
     return mode == rounding::downward ? -0.0 : 0.0;
   }
   const auto& d = t.digits_;
-  // Bit positions are counted from 2^min_exponent.
+  // Digit i (0 outside the array) as an unsigned word.
+  auto dig = [&d](int i) -> std::uint64_t {
+    return i >= 0 && i < num_digits ? static_cast<std::uint64_t>(d[i]) : 0;
+  };
+  // Bit positions are counted from 2^base, the weight of digit 0's lowest
+  // bit once the value is scaled by 2^-k; positions below 0 hold zeros.
+  const int base = min_exponent - k;
   const int msb = 32 * h + 63 - std::countl_zero(static_cast<std::uint64_t>(d[h]));
-  const int e_msb = msb + min_exponent;
+  const int e_msb = msb + base;
   const int q = e_msb - 52 > -1074 ? e_msb - 52 : -1074;  // exponent of the result's ulp
-  const int qpos = q - min_exponent;                       // >= 1102 > 0
+  const int qpos = q - base;                               // may be < 0 when k < -1100
 
-  // Bits [qpos, msb] form the significand M (at most 53 bits).
+  // Bits [qpos, msb] form the significand M (at most 53 bits); >> on a
+  // negative int floors (C++20), and & 31 gives the matching offset.
   const int j = qpos >> 5;
   u128 window = 0;
-  for (int k = 2; k >= 0; --k) {
-    const int idx = j + k;
-    const std::uint64_t dig = idx < num_digits ? static_cast<std::uint64_t>(d[idx]) : 0;
-    window |= static_cast<u128>(dig) << (32 * k);
-  }
+  for (int i = 2; i >= 0; --i) window |= static_cast<u128>(dig(j + i)) << (32 * i);
   std::uint64_t m = static_cast<std::uint64_t>(window >> (qpos & 31)) &
                     ((std::uint64_t{1} << 53) - 1);
   // Guard bit at qpos-1 and sticky bit below it.
   const int gpos = qpos - 1;
-  const bool guard = (static_cast<std::uint64_t>(d[gpos >> 5]) >> (gpos & 31)) & 1;
-  bool sticky = (static_cast<std::uint64_t>(d[gpos >> 5]) & ((std::uint64_t{1} << (gpos & 31)) - 1)) != 0;
-  for (int i = (gpos >> 5) - 1; i >= 0 && !sticky; --i) sticky = d[i] != 0;
+  const bool guard = (dig(gpos >> 5) >> (gpos & 31)) & 1;
+  bool sticky = (dig(gpos >> 5) & ((std::uint64_t{1} << (gpos & 31)) - 1)) != 0;
+  const int below = (gpos >> 5) - 1;
+  for (int i = below < num_digits - 1 ? below : num_digits - 1; i >= 0 && !sticky; --i) sticky = d[i] != 0;
 
   bool up = false;  // increment the magnitude?
   switch (mode) {
@@ -349,6 +355,123 @@ double superaccumulator::round(rounding mode) const noexcept {
     }
   }
   return negative ? -magnitude : magnitude;
+}
+
+int superaccumulator::exponent() const noexcept {
+  superaccumulator t = *this;
+  t.normalize();
+  if (t.digits_[num_digits - 1] < 0) {
+    for (auto& d : t.digits_) d = -d;
+    t.normalize();
+  }
+  int h = num_digits - 1;
+  while (h >= 0 && t.digits_[h] == 0) --h;
+  if (h < 0) return std::numeric_limits<int>::min();
+  return 32 * h + 63 - std::countl_zero(static_cast<std::uint64_t>(t.digits_[h])) + min_exponent;
+}
+
+namespace {
+
+// Sign of S - v^2, exactly.
+int compare_square(const superaccumulator& s, double v) {
+  superaccumulator t = s;
+  t.add_product(-v, v);
+  return t.sign();
+}
+
+// Sign of 4 S - (a + 2^sh * c)^2 for sh in {0, 1}, exactly: S against the
+// square of the midpoint of a and b = 2^sh c. Only products of doubles are
+// formed (never 2a or a + b, which could overflow), so this is exact for all
+// finite a, c; sh = 1 with c = 2^1023 stands for b = 2^1024, the overflow
+// threshold's other end.
+int compare_midpoint_square(const superaccumulator& s, double a, double c, int sh) {
+  superaccumulator t = s;
+  t.merge(s);
+  superaccumulator t2 = t;
+  t.merge(t2);  // 4 S
+  const int w = sh == 0 ? 1 : 2;  // (a + w c)^2 = a^2 + 2 w a c + w^2 c^2
+  t.add_product(-a, a);
+  for (int i = 0; i < 2 * w; ++i) t.add_product(-a, c);
+  for (int i = 0; i < w * w; ++i) t.add_product(-c, c);
+  return t.sign();
+}
+
+bool odd(double v) { return (std::bit_cast<std::uint64_t>(v) & 1) != 0; }
+
+}  // namespace
+
+double superaccumulator::round_sqrt(rounding mode) const noexcept {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  constexpr double dmax = std::numeric_limits<double>::max();
+  if ((flags_ & flag_nan) || (flags_ & flag_neg_inf)) return std::numeric_limits<double>::quiet_NaN();
+  if (flags_ & flag_pos_inf) return inf;
+  const int sg = sign();
+  if (sg == 0) return round(mode);  // sqrt(+-0) = +-0
+  if (sg < 0) return std::numeric_limits<double>::quiet_NaN();
+
+  // First guess, within a few ulps: S = f 2^k with k even and f in [1, 4].
+  const int e = exponent();
+  const int k = e & ~1;  // floor to even (two's complement)
+  double r = std::ldexp(std::sqrt(round_scaled(k, rounding::to_nearest_even)), k / 2);
+  if (r > dmax) r = dmax;
+  if (r == 0.0) r = std::numeric_limits<double>::denorm_min();
+  auto succ = [](double v) { return std::nextafter(v, inf); };
+  auto pred = [](double v) { return std::nextafter(v, 0.0); };
+
+  // Then exact comparisons of S with squares of doubles and of midpoints.
+  // The guess is within a few ulps, so each loop ends after a few steps; the
+  // cap only turns a future bug into a NaN instead of a hang.
+  constexpr int max_steps = 64;
+  switch (mode) {
+    case rounding::to_nearest_even:
+      for (int step = 0; step < max_steps; ++step) {
+        const int up = r == dmax ? compare_midpoint_square(*this, r, 0x1p1023, 1)
+                                 : compare_midpoint_square(*this, r, succ(r), 0);
+        if (up > 0 || (up == 0 && odd(r))) {  // above the upper midpoint (or a tie to even)
+          if (r == dmax) return inf;
+          r = succ(r);
+          continue;
+        }
+        const double p = pred(r);
+        const int lo = compare_midpoint_square(*this, r, p, 0);
+        if (lo < 0 || (lo == 0 && odd(r))) {
+          r = p;
+          continue;
+        }
+        return r;
+      }
+      break;
+    case rounding::toward_zero:
+    case rounding::downward:  // the largest r with r^2 <= S
+      for (int step = 0; step < max_steps; ++step) {
+        if (compare_square(*this, r) < 0) {
+          r = pred(r);
+          continue;
+        }
+        if (r != dmax && compare_square(*this, succ(r)) >= 0) {
+          r = succ(r);
+          continue;
+        }
+        return r;
+      }
+      break;
+    case rounding::upward:  // the smallest r with r^2 >= S
+      for (int step = 0; step < max_steps; ++step) {
+        if (compare_square(*this, r) > 0) {
+          if (r == dmax) return inf;
+          r = succ(r);
+          continue;
+        }
+        const double p = pred(r);
+        if (p > 0.0 && compare_square(*this, p) <= 0) {
+          r = p;
+          continue;
+        }
+        return r;
+      }
+      break;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 namespace {

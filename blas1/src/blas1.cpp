@@ -201,6 +201,13 @@ double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, 
   return acc.round(ex.mode);
 }
 
+double nrm2(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
+  check_args(n, x, "x", ex.threads);
+  superaccumulator acc;  // x_i * x_i exactly, through the dot kernels
+  accumulate(acc, op::dot, vec{x, incx, n}, vec{x, incx, n}, ex);
+  return acc.round_sqrt(ex.mode);
+}
+
 double dot(std::span<const double> x, std::span<const double> y, const exec& ex) {
   if (x.size() != y.size())
     throw invalid_argument("y", "has " + std::to_string(y.size()) + " elements but x has " +

@@ -145,6 +145,20 @@ class superaccumulator {
   // results, and the IEEE sign of an exact zero sum.
   double round(rounding mode = rounding::to_nearest_even) const noexcept;
 
+  // The exact value times 2^-k, correctly rounded (as round(); k may be any
+  // value in [-2400, 2400]): reaches values beyond the double range.
+  double round_scaled(int k, rounding mode = rounding::to_nearest_even) const noexcept;
+
+  // floor(log2 |value|) of the finite part, or INT_MIN when it is zero.
+  int exponent() const noexcept;
+
+  // The square root of the exact value, correctly rounded in the given
+  // direction (IEEE sqrt semantics: NaN for a negative value or -inf, +inf
+  // for +inf, sqrt(+-0) = +-0). A first guess from round_scaled is corrected
+  // by exact comparisons of the value with squares of doubles and of their
+  // midpoints, so no overflow or underflow occurs on the way.
+  double round_sqrt(rounding mode = rounding::to_nearest_even) const noexcept;
+
   // Fixed-size little-endian encoding: magic "EXSA", version, digit count,
   // flags, then the normalized digits. deserialize() validates everything and
   // throws exala::format_error on bad data.

@@ -34,11 +34,20 @@ double asum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex =
 double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
            std::int64_t incy, const exec& ex = {});
 
+// Correctly rounded Euclidean norm sqrt(x_0^2 + ... + x_{n-1}^2): the sum of
+// squares is exact (no scaling, so no spurious overflow or underflow) and its
+// square root is rounded once in exec.mode; error <= 1/2 ulp to nearest.
+// NaN in gives NaN; otherwise an infinite element gives +inf.
+double nrm2(std::int64_t n, const double* x, std::int64_t incx, const exec& ex = {});
+
 inline double sum(std::span<const double> x, const exec& ex = {}) {
   return sum(static_cast<std::int64_t>(x.size()), x.data(), 1, ex);
 }
 inline double asum(std::span<const double> x, const exec& ex = {}) {
   return asum(static_cast<std::int64_t>(x.size()), x.data(), 1, ex);
+}
+inline double nrm2(std::span<const double> x, const exec& ex = {}) {
+  return nrm2(static_cast<std::int64_t>(x.size()), x.data(), 1, ex);
 }
 // Throws exala::invalid_argument if the sizes differ.
 double dot(std::span<const double> x, std::span<const double> y, const exec& ex = {});
