@@ -915,6 +915,11 @@ BOOST_AUTO_TEST_CASE(anchored_level_transitions) {
                                             : uniform(r);
          },
          [&](std::int64_t) { return uniform(r); });
+    // The largest term exactly at the anchoring limit's edges, in the block
+    // whose maximum sets the first anchors (2^997 is the first rejected).
+    for (int e : {996, 997, 998})
+      with(o, 5000, [&, e](std::int64_t i) { return i == 100 ? pow2(e) : uniform(r) * pow2(e - 3); },
+           [&](std::int64_t) { return 1.0; });
     // Terms near the anchoring limit 2^997 and just above it.
     with(o, 9000, [&](std::int64_t i) { return uniform(r) * pow2(i % 3 == 0 ? 1000 : 994); },
          [&](std::int64_t) { return uniform(r) * 0.5; });
@@ -933,6 +938,9 @@ BOOST_AUTO_TEST_CASE(anchored_level_transitions) {
   with(op::sum, 40000, [](std::int64_t) { return 1.0 + 0x1p-26 - 0x1p-32; }, none);
   with(op::asum, 40000, [](std::int64_t i) { return i % 2 ? -(1.0 + 0x1p-26 - 0x1p-32) : 1.0 + 0x1p-26 - 0x1p-32; }, none);
   with(op::dot, 40000, [](std::int64_t) { return 1.0 + 0x1p-26 - 0x1p-32; }, [](std::int64_t) { return 1.0; });
+  // dot: a largest product of exactly 2^997 from factors that are not.
+  with(op::dot, 5000, [&](std::int64_t i) { return i == 100 ? pow2(500) : uniform(r) * pow2(490); },
+       [&](std::int64_t i) { return i == 100 ? pow2(497) : uniform(r) * pow2(490); });
   // dot: products straddling the TwoProd underflow bound 2^-968, with zeros.
   with(op::dot, 20000,
        [&](std::int64_t i) { return i % 7 == 0 ? 0.0 : random_exp(r, -490, -475); },

@@ -131,10 +131,12 @@ template <class V>
   return r2;
 }
 
-// Exponent X of the smallest allowed power of two >= 16 * m (headroom for
-// slowly growing data), or max_x_exp + 1 when m is too large or not finite.
+// Exponent X of the smallest allowed power of two > 16 * m (headroom for
+// slowly growing data), or max_x_exp + 1 when m is too large or not finite
+// (e = floor(log2 m) + 5 <= max_x_exp exactly when m < 2^(max_x_exp - 4);
+// callers take the direct path for any result above max_x_exp).
 inline int x_exponent_for(double m) {
-  if (!(m <= pow2(max_x_exp - 4))) return max_x_exp + 1;
+  if (!(m < pow2(max_x_exp - 4))) return max_x_exp + 1;
   int e = exponent_bits(m) - 1023 + 1 + 4;  // 2^e > m * 16
   return e < min_x_exp ? min_x_exp : e;
 }
