@@ -30,8 +30,7 @@ struct vec {
   }
 };
 
-// More threads than this is a mistake (and crashes some OpenMP runtimes).
-constexpr std::int64_t max_threads = 1024;
+using detail::max_threads;
 
 void check_args(std::int64_t n, const double* x, const char* xname, std::int64_t threads) {
   if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));

@@ -1,6 +1,6 @@
 // Internal: the table of contiguous-range kernels one kernel set provides.
 //
-// Each kernel adds the terms of a contiguous range exactly into `acc`, a
+// The reduction kernels add the terms of a contiguous range exactly into `acc`, a
 // fresh accumulator owned by the caller. Kernels may leave the term flags
 // (has_term, zero signs) incomplete for ranges they handled on their fast
 // path; the driver completes them (finish_term_flags). Kernel sets live in
@@ -11,17 +11,27 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "exala/backend.hpp"
 #include "exala/superaccumulator.hpp"
 
 namespace exala::detail {
 
+// Upper bound on exec.threads: more is a mistake (and crashes some OpenMP
+// runtimes). Shared by every blas1 front end.
+inline constexpr std::int64_t max_threads = 1024;
+
 struct kernel_table {
   const char* name;
   void (*sum)(superaccumulator& acc, const double* x, std::size_t n);
   void (*asum)(superaccumulator& acc, const double* x, std::size_t n);
   void (*dot)(superaccumulator& acc, const double* x, const double* y, std::size_t n);
+  // Element-wise kernels over contiguous ranges (x and y either identical or
+  // disjoint): y[i] = fma(alpha, x[i], y[i]) with one rounding, and
+  // x[i] = alpha * x[i]; both to nearest, bit-identical in every set.
+  void (*axpy)(double alpha, const double* x, double* y, std::size_t n);
+  void (*scal)(double alpha, double* x, std::size_t n);
 };
 
 // Each returns nullptr when its set is not compiled into this build.

@@ -86,7 +86,39 @@ void dot256(superaccumulator& acc, const double* x, const double* y, std::size_t
   dot_kernel<v256>(acc, x, y, n);
 }
 
-const kernel_table table{"avx2", sum256, asum256, dot256};
+// Element-wise kernels: vfmadd (one rounding) and vmulpd; the tail uses the
+// scalar intrinsics (vfmadd231sd), never std::fma, so no inline function is
+// shared with baseline code.
+void axpy256(double alpha, const double* x, double* y, std::size_t n) {
+  const __m256d a = _mm256_set1_pd(alpha);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256d r0 = _mm256_fmadd_pd(a, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i));
+    const __m256d r1 = _mm256_fmadd_pd(a, _mm256_loadu_pd(x + i + 4), _mm256_loadu_pd(y + i + 4));
+    _mm256_storeu_pd(y + i, r0);
+    _mm256_storeu_pd(y + i + 4, r1);
+  }
+  for (; i + 4 <= n; i += 4)
+    _mm256_storeu_pd(y + i, _mm256_fmadd_pd(a, _mm256_loadu_pd(x + i), _mm256_loadu_pd(y + i)));
+  const __m128d a1 = _mm_set_sd(alpha);
+  for (; i < n; ++i) _mm_store_sd(y + i, _mm_fmadd_sd(a1, _mm_load_sd(x + i), _mm_load_sd(y + i)));
+}
+
+void scal256(double alpha, double* x, std::size_t n) {
+  const __m256d a = _mm256_set1_pd(alpha);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256d r0 = _mm256_mul_pd(a, _mm256_loadu_pd(x + i));
+    const __m256d r1 = _mm256_mul_pd(a, _mm256_loadu_pd(x + i + 4));
+    _mm256_storeu_pd(x + i, r0);
+    _mm256_storeu_pd(x + i + 4, r1);
+  }
+  for (; i + 4 <= n; i += 4) _mm256_storeu_pd(x + i, _mm256_mul_pd(a, _mm256_loadu_pd(x + i)));
+  const __m128d a1 = _mm_set_sd(alpha);
+  for (; i < n; ++i) _mm_store_sd(x + i, _mm_mul_sd(a1, _mm_load_sd(x + i)));
+}
+
+const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256};
 
 }  // namespace
 

@@ -88,7 +88,45 @@ void dot512(superaccumulator& acc, const double* x, const double* y, std::size_t
   dot_kernel<v512>(acc, x, y, n);
 }
 
-const kernel_table table{"avx512", sum512, asum512, dot512};
+// Element-wise kernels: vfmadd (one rounding) and vmulpd; the tail uses
+// masked loads and stores, which never touch the lanes masked out.
+void axpy512(double alpha, const double* x, double* y, std::size_t n) {
+  const __m512d a = _mm512_set1_pd(alpha);
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512d r0 = _mm512_fmadd_pd(a, _mm512_loadu_pd(x + i), _mm512_loadu_pd(y + i));
+    const __m512d r1 = _mm512_fmadd_pd(a, _mm512_loadu_pd(x + i + 8), _mm512_loadu_pd(y + i + 8));
+    _mm512_storeu_pd(y + i, r0);
+    _mm512_storeu_pd(y + i + 8, r1);
+  }
+  for (; i < n; i += 8) {
+    const std::size_t left = n - i;
+    const __mmask8 m = left >= 8 ? static_cast<__mmask8>(0xff)
+                                 : static_cast<__mmask8>((1u << left) - 1u);
+    const __m512d r =
+        _mm512_fmadd_pd(a, _mm512_maskz_loadu_pd(m, x + i), _mm512_maskz_loadu_pd(m, y + i));
+    _mm512_mask_storeu_pd(y + i, m, r);
+  }
+}
+
+void scal512(double alpha, double* x, std::size_t n) {
+  const __m512d a = _mm512_set1_pd(alpha);
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512d r0 = _mm512_mul_pd(a, _mm512_loadu_pd(x + i));
+    const __m512d r1 = _mm512_mul_pd(a, _mm512_loadu_pd(x + i + 8));
+    _mm512_storeu_pd(x + i, r0);
+    _mm512_storeu_pd(x + i + 8, r1);
+  }
+  for (; i < n; i += 8) {
+    const std::size_t left = n - i;
+    const __mmask8 m = left >= 8 ? static_cast<__mmask8>(0xff)
+                                 : static_cast<__mmask8>((1u << left) - 1u);
+    _mm512_mask_storeu_pd(x + i, m, _mm512_mul_pd(a, _mm512_maskz_loadu_pd(m, x + i)));
+  }
+}
+
+const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512};
 
 }  // namespace
 

@@ -27,7 +27,15 @@ void dot_s(superaccumulator& acc, const double* x, const double* y, std::size_t 
   acc.merge(ml.result());
 }
 
-const kernel_table table{"scalar", sum_s, asum_s, dot_s};
+void axpy_s(double alpha, const double* x, double* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = std::fma(alpha, x[i], y[i]);
+}
+
+void scal_s(double alpha, double* x, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) x[i] = alpha * x[i];
+}
+
+const kernel_table table{"scalar", sum_s, asum_s, dot_s, axpy_s, scal_s};
 
 }  // namespace
 

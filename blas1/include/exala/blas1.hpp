@@ -1,4 +1,4 @@
-// exala/blas1.hpp - exact, correctly rounded level-1 reductions.
+// exala/blas1.hpp - exact, correctly rounded level-1 BLAS.
 //
 // sum(x) = round(x_0 + ... + x_{n-1}), asum(x) = round(|x_0| + ...), and
 // dot(x, y) = round(x_0*y_0 + ...), each computed exactly (every product and
@@ -13,6 +13,11 @@
 // increment walks the vector backwards from x + (n-1)*|incx| as in BLAS (for
 // dot this decides which elements pair up); an increment of 0 repeats x[0].
 // n < 0, or a null pointer with n > 0, throws exala::invalid_argument.
+//
+// The element-wise routines (axpy, scal, copy, swap) and iamax round each
+// element at most once, so every backend gives the same bits trivially. For a
+// vector they write, an increment of 0 with n > 1 throws invalid_argument
+// (the result would depend on the order of the writes).
 #pragma once
 
 #include <cstdint>
@@ -60,5 +65,47 @@ void asum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int6
                const exec& ex = {});
 void dot_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx,
               const double* y, std::int64_t incy, const exec& ex = {});
+
+// ------------------------------------------------------------ element-wise
+
+// y_i = fl(alpha * x_i + y_i) with ONE rounding to nearest (exactly
+// std::fma(alpha, x_i, y_i), so correctly rounded, error <= 1/2 ulp). As in
+// reference BLAS, n == 0 or alpha == 0 returns at once and leaves y untouched,
+// even where x holds NaN or inf. exec.mode must be to_nearest_even (the
+// directed modes apply to reductions only), else invalid_argument("mode").
+// x may have increment 0; y may not when n > 1 (invalid_argument("incy")).
+void axpy(std::int64_t n, double alpha, const double* x, std::int64_t incx, double* y,
+          std::int64_t incy, const exec& ex = {});
+// x_i = fl(alpha * x_i), correctly rounded to nearest. Plain multiplication
+// even for alpha == 0 (as in current reference BLAS dscal): 0 * NaN and
+// 0 * inf give NaN. exec.mode must be to_nearest_even, else
+// invalid_argument("mode"); incx == 0 with n > 1 throws invalid_argument("incx").
+void scal(std::int64_t n, double alpha, double* x, std::int64_t incx, const exec& ex = {});
+// y_i = x_i, bit for bit (NaN payloads and zero signs kept). exec.mode is not
+// used; incy == 0 with n > 1 throws invalid_argument("incy").
+void copy(std::int64_t n, const double* x, std::int64_t incx, double* y, std::int64_t incy,
+          const exec& ex = {});
+// Exchanges x_i and y_i, bit for bit. exec.mode is not used; an increment of
+// 0 with n > 1 throws invalid_argument("incx") or ("incy").
+void swap(std::int64_t n, double* x, std::int64_t incx, double* y, std::int64_t incy,
+          const exec& ex = {});
+// The 0-based logical index i (element i as the increment rule defines it, so
+// a negative increment counts from the far end) of the first element of
+// largest |x_i|; if x holds a NaN, the index of the first NaN; -1 when n == 0.
+// Ties (including -0 against +0) go to the smallest i. Unlike BLAS idamax the
+// index is 0-based and any increment is accepted. exec.mode is not used.
+std::int64_t iamax(std::int64_t n, const double* x, std::int64_t incx, const exec& ex = {});
+
+// Span forms (contiguous, increment 1); the two-vector forms throw
+// exala::invalid_argument("y") if the sizes differ.
+void axpy(double alpha, std::span<const double> x, std::span<double> y, const exec& ex = {});
+inline void scal(double alpha, std::span<double> x, const exec& ex = {}) {
+  scal(static_cast<std::int64_t>(x.size()), alpha, x.data(), 1, ex);
+}
+void copy(std::span<const double> x, std::span<double> y, const exec& ex = {});
+void swap(std::span<double> x, std::span<double> y, const exec& ex = {});
+inline std::int64_t iamax(std::span<const double> x, const exec& ex = {}) {
+  return iamax(static_cast<std::int64_t>(x.size()), x.data(), 1, ex);
+}
 
 }  // namespace exala
