@@ -43,7 +43,9 @@ def main():
         nv = statistics.median(g["naive"])
         ratio = statistics.median(g["ratio"]) if g["ratio"] else float("nan")
         tgt = TARGETS.get((routine, n, data, th), TARGETS.get((routine, n, data, None)))
-        met = "—" if tgt is None else ("yes" if ratio <= tgt else f"no ({ratio / tgt:.1f}× over)")
+        over = ratio / tgt if tgt else 0
+        met = "—" if tgt is None else ("yes" if ratio <= tgt else
+                                       f"no (+{(over - 1) * 100:.0f}%)" if over < 2 else f"no ({over:.1f}× over)")
         print(f"| {routine} | {('1e%d' % len(str(n)[1:]))} | {data} | {be} ({th}) | {fmt_time(ours)} | {fmt_time(ob)} "
               f"| **{ratio:.2f}×** | {', '.join(f'{x:.2f}' for x in g['ratio'])} | {fmt_time(nv)} "
               f"| {ours / nv:.2f}× | {'—' if tgt is None else f'≤ {tgt:g}×'} | {met} |")
