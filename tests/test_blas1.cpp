@@ -37,6 +37,7 @@
 #include "exala/error.hpp"
 #include "exala/superaccumulator.hpp"
 #include "mpfr_oracle.hpp"
+#include "backend_matrix.hpp"
 #include "test_common.hpp"
 
 namespace utf = boost::unit_test;
@@ -88,55 +89,6 @@ bool cpu_supports(kernel_set k) {
 #endif
 }
 
-// The sets force_kernel_set accepts here (probed once; on x86-64 every set
-// the CPU supports must be accepted).
-const std::vector<kernel_set>& kernel_sets() {
-  static const std::vector<kernel_set> sets = [] {
-    std::vector<kernel_set> v;
-    for (kernel_set k : {kernel_set::scalar, kernel_set::avx2, kernel_set::avx512}) {
-      try {
-        exala::force_kernel_set(k);
-        v.push_back(k);
-      } catch (const exala::error&) {
-      }
-    }
-    exala::force_kernel_set(v.back());
-    return v;
-  }();
-  return sets;
-}
-
-// Restores the best kernel set when a test case ends (however it ends).
-struct restore_kernel_set {
-  ~restore_kernel_set() {
-    try {
-      exala::force_kernel_set(kernel_sets().back());
-    } catch (...) {
-    }
-  }
-};
-
-// ---------------------------------------------------------------- configs
-
-struct config {
-  backend b;
-  int threads;
-};
-
-std::vector<config> non_reference_configs() {
-  std::vector<config> c = {{backend::simd, 0}};
-  if (exala::is_compiled_in(backend::omp))
-    for (int t = 1; t <= 4; ++t) c.push_back({backend::omp, t});
-  return c;
-}
-
-std::string describe(const config& c, kernel_set k) {
-  std::ostringstream os;
-  os << exala::to_string(c.b);
-  if (c.b == backend::omp) os << " threads=" << c.threads;
-  os << " kernels=" << exala::to_string(k);
-  return os.str();
-}
 
 // ---------------------------------------------------------------- data
 

@@ -28,6 +28,7 @@
 #include "exala/backend.hpp"
 #include "exala/blas1.hpp"
 #include "exala/error.hpp"
+#include "backend_matrix.hpp"
 #include "test_common.hpp"
 
 namespace utf = boost::unit_test;
@@ -36,53 +37,6 @@ using exala::backend;
 using exala::kernel_set;
 
 namespace {
-
-// ---------------------------------------------------------------- kernel sets
-
-const std::vector<kernel_set>& kernel_sets() {
-  static const std::vector<kernel_set> sets = [] {
-    std::vector<kernel_set> v;
-    for (kernel_set k : {kernel_set::scalar, kernel_set::avx2, kernel_set::avx512}) {
-      try {
-        exala::force_kernel_set(k);
-        v.push_back(k);
-      } catch (const exala::error&) {
-      }
-    }
-    exala::force_kernel_set(v.back());
-    return v;
-  }();
-  return sets;
-}
-
-struct restore_kernel_set {
-  ~restore_kernel_set() {
-    try {
-      exala::force_kernel_set(kernel_sets().back());
-    } catch (...) {
-    }
-  }
-};
-
-struct config {
-  backend b;
-  int threads;
-};
-
-std::vector<config> configs() {
-  std::vector<config> c = {{backend::reference, 0}, {backend::simd, 0}};
-  if (exala::is_compiled_in(backend::omp))
-    for (int t = 1; t <= 4; ++t) c.push_back({backend::omp, t});
-  return c;
-}
-
-std::string describe(const config& c, kernel_set k) {
-  std::ostringstream os;
-  os << exala::to_string(c.b);
-  if (c.b == backend::omp) os << " threads=" << c.threads;
-  os << " kernels=" << exala::to_string(k);
-  return os.str();
-}
 
 // Calls f(exec, description) for every backend x thread count x kernel set.
 template <class F>
@@ -97,7 +51,7 @@ void for_each_config(F f) {
   (void)listed;
   for (kernel_set k : kernel_sets()) {
     exala::force_kernel_set(k);
-    for (const config& c : configs()) f(exala::exec{c.b, c.threads}, describe(c, k));
+    for (const config& c : all_configs()) f(exala::exec{c.b, c.threads}, describe(c, k));
   }
 }
 
