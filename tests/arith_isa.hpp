@@ -23,9 +23,9 @@ bool fma_scalar_eft(const double* a, const double* b, std::size_t n, double* out
 double fma_unit_mul_add(double a, double b, double c);
 
 // Number of doubles written per element by the lane functions.
-constexpr int lane_outputs = 6;
-// Lane EFTs of exala/arith_simd.hpp: out[6 i ..] = two_sum, fast_two_sum,
-// two_prod of lane i. n must be a multiple of 8. False when not compiled in
+constexpr int lane_outputs = 8;
+// Lane EFTs of exala/arith_simd.hpp: out[8 i ..] = two_sum, fast_two_sum,
+// two_prod, fast_two_sum_fma of lane i. n must be a multiple of 8. False when not compiled in
 // (no such ISA in this build, or no exala/arith_simd.hpp).
 bool lanes_avx2(const double* a, const double* b, std::size_t n, double* out);
 bool lanes_avx512(const double* a, const double* b, std::size_t n, double* out);

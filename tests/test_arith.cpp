@@ -649,11 +649,14 @@ void check_lanes(bool (*fn)(const double*, const double*, std::size_t, double*),
                          (same_bits(o[2], a[i] + b[i]) && sum_exact(a[i], b[i], {o[2], o[3]}));
     const bool prod_ok = !exala::two_prod_is_exact(a[i], b[i]) ||
                          (same_bits(o[4], a[i] * b[i]) && prod_exact(a[i], b[i], {o[4], o[5]}));
-    if (!sum_ok || !fast_ok || !prod_ok) {
+    // fast_two_sum_fma (s*1 - a and -(z*1) + b as FMAs) must give the same bits
+    // as fast_two_sum on every input, in or out of its precondition.
+    const bool fma_same = same_bits(o[6], o[2]) && same_bits(o[7], o[3]);
+    if (!sum_ok || !fast_ok || !prod_ok || !fma_same) {
       ++bad;
       BOOST_ERROR(name << " lane EFT not exact for a = " << hex(a[i]) << ", b = " << hex(b[i])
                        << " (two_sum " << sum_ok << ", fast_two_sum " << fast_ok << ", two_prod "
-                       << prod_ok << ")");
+                       << prod_ok << ", fast_two_sum_fma same bits " << fma_same << ")");
     }
   }
   BOOST_TEST(checked == n, name << " lanes checked");
