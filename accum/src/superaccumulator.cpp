@@ -10,6 +10,7 @@
 
 #include "exala/arith.hpp"
 #include "exala/error.hpp"
+#include "round_digits.hpp"
 
 namespace exala {
 
@@ -294,67 +295,7 @@ double superaccumulator::round_scaled(int k, rounding mode) const noexcept {
     if (!(flags_ & flag_not_poszero)) return 0.0;
     return mode == rounding::downward ? -0.0 : 0.0;
   }
-  const auto& d = t.digits_;
-  // Digit i (0 outside the array) as an unsigned word.
-  auto dig = [&d](int i) -> std::uint64_t {
-    return i >= 0 && i < num_digits ? static_cast<std::uint64_t>(d[i]) : 0;
-  };
-  // Bit positions are counted from 2^base, the weight of digit 0's lowest
-  // bit once the value is scaled by 2^-k; positions below 0 hold zeros.
-  const int base = min_exponent - k;
-  const int msb = 32 * h + 63 - std::countl_zero(static_cast<std::uint64_t>(d[h]));
-  const int e_msb = msb + base;
-  const int q = e_msb - 52 > -1074 ? e_msb - 52 : -1074;  // exponent of the result's ulp
-  const int qpos = q - base;                               // may be < 0 when k < -1100
-
-  // Bits [qpos, msb] form the significand M (at most 53 bits); >> on a
-  // negative int floors (C++20), and & 31 gives the matching offset.
-  const int j = qpos >> 5;
-  u128 window = 0;
-  for (int i = 2; i >= 0; --i) window |= static_cast<u128>(dig(j + i)) << (32 * i);
-  std::uint64_t m = static_cast<std::uint64_t>(window >> (qpos & 31)) &
-                    ((std::uint64_t{1} << 53) - 1);
-  // Guard bit at qpos-1 and sticky bit below it.
-  const int gpos = qpos - 1;
-  const bool guard = (dig(gpos >> 5) >> (gpos & 31)) & 1;
-  bool sticky = (dig(gpos >> 5) & ((std::uint64_t{1} << (gpos & 31)) - 1)) != 0;
-  const int below = (gpos >> 5) - 1;
-  for (int i = below < num_digits - 1 ? below : num_digits - 1; i >= 0 && !sticky; --i) sticky = d[i] != 0;
-
-  bool up = false;  // increment the magnitude?
-  switch (mode) {
-    case rounding::to_nearest_even: up = guard && (sticky || (m & 1)); break;
-    case rounding::toward_zero: up = false; break;
-    case rounding::upward: up = !negative && (guard || sticky); break;
-    case rounding::downward: up = negative && (guard || sticky); break;
-  }
-  int qq = q;
-  if (up) {
-    ++m;
-    if (m == (std::uint64_t{1} << 53)) {
-      m >>= 1;
-      ++qq;
-    }
-  }
-  double magnitude;
-  if (m == 0) {
-    magnitude = 0.0;  // a tiny value rounded to zero (directed or tie to even)
-  } else if (m < (std::uint64_t{1} << 52)) {
-    magnitude = std::bit_cast<double>(m);  // subnormal: qq == -1074, exact
-  } else {
-    const int biased = qq + 1075;
-    if (biased >= 2047) {
-      // Overflow: to infinity unless the direction points toward zero.
-      const bool to_inf = mode == rounding::to_nearest_even ||
-                          (mode == rounding::upward && !negative) ||
-                          (mode == rounding::downward && negative);
-      magnitude = to_inf ? inf : std::numeric_limits<double>::max();
-    } else {
-      magnitude = std::bit_cast<double>((static_cast<std::uint64_t>(biased) << 52) |
-                                        (m & frac_mask));
-    }
-  }
-  return negative ? -magnitude : magnitude;
+  return detail::round_magnitude(t.digits_.data(), h, min_exponent - k, negative, mode);
 }
 
 int superaccumulator::exponent() const noexcept {

@@ -33,6 +33,20 @@ class not_compiled_in : public error {
       : error("exala: " + what + " is not compiled in") {}
 };
 
+// A triangular solve met an exact zero on the diagonal (0-based row): the
+// system is singular, and no finite solution exists for that row.
+class singular_matrix : public error {
+ public:
+  singular_matrix(const std::string& routine, long long row)
+      : error("exala: " + routine + ": exact zero on the diagonal at row " + std::to_string(row) +
+              " (0-based): the triangular matrix is singular"),
+        row_(row) {}
+  long long row() const noexcept { return row_; }
+
+ private:
+  long long row_;
+};
+
 // Serialized data that cannot be decoded (wrong magic, version, size).
 class format_error : public error {
  public:

@@ -29,6 +29,9 @@ struct exec {
   exala::backend backend = exala::backend::simd;
   int threads = 0;  // omp: number of threads, 0..1024 (0 = OpenMP's default)
   rounding mode = rounding::to_nearest_even;
+  // Block size of the blocked level-2/3 algorithms (trsv, trsm, gemm): 0
+  // chooses one. Results never depend on it (tests vary it); only speed does.
+  long long block = 0;
 };
 
 std::string_view to_string(backend b) noexcept;
