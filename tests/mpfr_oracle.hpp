@@ -122,6 +122,46 @@ class mpfr_exact_sum {
   bool empty_ = true;
 };
 
+// round(alpha * S + beta * c) of an exact MPFR value S, once, to binary64 in
+// direction m (every intermediate step is exact and checked).
+inline double mpfr_round_axpby(const mpfr_t s, double alpha, double beta, double c,
+                               exala::rounding m) {
+  const mpfr_rnd_t rnd = to_mpfr(m);
+  mpfr_t prod, bc, total, ma, mb, mc;
+  mpfr_inits2(8000, prod, bc, total, static_cast<mpfr_ptr>(nullptr));
+  mpfr_inits2(53, ma, mb, mc, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_d(ma, alpha, rnd);
+  mpfr_set_d(mb, beta, rnd);
+  mpfr_set_d(mc, c, rnd);
+  if (mpfr_mul(prod, s, ma, rnd) != 0) throw std::logic_error("mpfr_round_axpby: inexact alpha*S");
+  if (mpfr_mul(bc, mb, mc, rnd) != 0) throw std::logic_error("mpfr_round_axpby: inexact beta*c");
+  if (mpfr_add(total, prod, bc, rnd) != 0) throw std::logic_error("mpfr_round_axpby: inexact sum");
+  const double r = mpfr_to_double(total, rnd);
+  mpfr_clears(prod, bc, total, ma, mb, mc, static_cast<mpfr_ptr>(nullptr));
+  return r;
+}
+
+// round(S / d) of an exact MPFR value S, once, to binary64 in direction m
+// (MPFR's correctly rounded division, then the binary64 range as above).
+inline double mpfr_round_div(const mpfr_t s, double d, exala::rounding m) {
+  const mpfr_rnd_t rnd = to_mpfr(m);
+  mpfr_t md, q;
+  mpfr_init2(md, 53);
+  mpfr_init2(q, 53);
+  mpfr_set_d(md, d, rnd);
+  const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
+  int inex = mpfr_div(q, s, md, rnd);
+  mpfr_set_emin(-1073);
+  mpfr_set_emax(1024);
+  inex = mpfr_check_range(q, inex, rnd);
+  inex = mpfr_subnormalize(q, inex, rnd);
+  const double r = mpfr_get_d(q, rnd);
+  mpfr_set_emin(emin);
+  mpfr_set_emax(emax);
+  mpfr_clears(md, q, static_cast<mpfr_ptr>(nullptr));
+  return r;
+}
+
 }  // namespace exala_test
 
 #endif  // EXALA_TEST_HAVE_MPFR

@@ -70,57 +70,24 @@ std::vector<term> random_terms(rng_t& r, int shape) {
 }
 
 #ifdef EXALA_TEST_HAVE_MPFR
-// The exact alpha*S + beta*c, rounded once by MPFR.
-double mpfr_axpby(double alpha, const std::vector<term>& ts, double beta, double c, rounding m) {
-  const mpfr_rnd_t rnd = to_mpfr(m);
-  mpfr_exact_sum s(m);
+// The exact alpha*S + beta*c and S / d, rounded once by MPFR.
+void fill(mpfr_exact_sum& s, const std::vector<term>& ts) {
   for (const term& t : ts) {
     if (t.prod)
       s.add_product(t.a, t.b);
     else
       s.add(t.a);
   }
-  mpfr_t prod, bc, total, ma;
-  mpfr_inits2(8000, prod, bc, total, static_cast<mpfr_ptr>(nullptr));
-  mpfr_init2(ma, 53);
-  mpfr_set_d(ma, alpha, rnd);
-  if (mpfr_mul(prod, s.value(), ma, rnd) != 0) throw std::logic_error("inexact alpha*S");
-  mpfr_t mb, mc;
-  mpfr_inits2(53, mb, mc, static_cast<mpfr_ptr>(nullptr));
-  mpfr_set_d(mb, beta, rnd);
-  mpfr_set_d(mc, c, rnd);
-  if (mpfr_mul(bc, mb, mc, rnd) != 0) throw std::logic_error("inexact beta*c");
-  if (mpfr_add(total, prod, bc, rnd) != 0) throw std::logic_error("inexact sum");
-  const double r = mpfr_to_double(total, rnd);
-  mpfr_clears(prod, bc, total, ma, mb, mc, static_cast<mpfr_ptr>(nullptr));
-  return r;
 }
-
-// The exact S / d, rounded once to binary64 (subnormals, overflow) by MPFR.
-double mpfr_quotient(const std::vector<term>& ts, double d, rounding m) {
-  const mpfr_rnd_t rnd = to_mpfr(m);
+double mpfr_axpby(double alpha, const std::vector<term>& ts, double beta, double c, rounding m) {
   mpfr_exact_sum s(m);
-  for (const term& t : ts) {
-    if (t.prod)
-      s.add_product(t.a, t.b);
-    else
-      s.add(t.a);
-  }
-  mpfr_t md, q;
-  mpfr_init2(md, 53);
-  mpfr_init2(q, 53);
-  mpfr_set_d(md, d, rnd);
-  const mpfr_exp_t emin = mpfr_get_emin(), emax = mpfr_get_emax();
-  int inex = mpfr_div(q, s.value(), md, rnd);
-  mpfr_set_emin(-1073);
-  mpfr_set_emax(1024);
-  inex = mpfr_check_range(q, inex, rnd);
-  inex = mpfr_subnormalize(q, inex, rnd);
-  const double r = mpfr_get_d(q, rnd);
-  mpfr_set_emin(emin);
-  mpfr_set_emax(emax);
-  mpfr_clears(md, q, static_cast<mpfr_ptr>(nullptr));
-  return r;
+  fill(s, ts);
+  return mpfr_round_axpby(s.value(), alpha, beta, c, m);
+}
+double mpfr_quotient(const std::vector<term>& ts, double d, rounding m) {
+  mpfr_exact_sum s(m);
+  fill(s, ts);
+  return mpfr_round_div(s.value(), d, m);
 }
 
 double pick_scalar(rng_t& r) {

@@ -117,6 +117,15 @@ double zero_sum(bool sx, bool sy, rounding mode) noexcept {
 double round_axpby(double alpha, const superaccumulator& s, double beta, double c,
                    rounding mode) noexcept {
   superaccumulator t = s;
+  if (alpha == 1.0) {
+    // S + beta * c is a plain exact sum of S's terms and one product, and
+    // IEEE's zero-sign rules for it agree with those for (1 S) + (beta c), so
+    // the accumulator's own rounding applies. (Not for alpha = -1: -S of an
+    // exact cancellation rounded downward is +0, while the negated terms
+    // would sum to -0.)
+    t.add_product(beta, c);
+    return t.round(mode);
+  }
   t.normalize();
   const int s_sign = t.sign();
   const cls k = combine(class_of_scaled(alpha, s, s_sign), class_of_product(beta, c));

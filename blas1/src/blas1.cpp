@@ -164,6 +164,10 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
 
 }  // namespace
 
+void detail::dot_contiguous(superaccumulator& acc, const double* x, const double* y, std::size_t n) {
+  if (n != 0) detail::active_kernels().dot(acc, x, y, n);
+}
+
 void sum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
   check_args(n, x, "x", ex.threads);
   accumulate(acc, op::sum, vec{x, incx, n}, vec{nullptr, 0, n}, ex);

@@ -1,1 +1,132 @@
-// placeholder: being written (issue 3)
+// trsv: reproducible triangular solve, each x_i the correctly rounded
+// quotient of its exact numerator (contract in exala/blas2.hpp).
+//
+// Blocked algorithm of Iakymchuk, Defour, Collange, Graillat (ITNG 2015):
+// the rows are taken in blocks of exec.block in solve order; for each block,
+//  1. panel: every row's exact products with the solutions already known
+//     (outside the block) go into that row's accumulator, in parallel over
+//     rows (omp), with the SIMD dot kernels;
+//  2. diagonal block: row by row, the products with the block's earlier
+//     solutions join the accumulator, and x_i = round(numerator / a_ii).
+// The solutions are kept negated so that the accumulators only ever add:
+// numerator_i = alpha b_i + sum_j op(A)_ij (-x_j), all terms exact. Each x_i
+// is a function of the exact numerator alone, so the block size, the
+// backend and the thread count cannot change a bit.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#ifdef EXALA_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "exala/blas2.hpp"
+#include "exala/exact_ops.hpp"
+#include "level2_common.hpp"
+
+namespace exala {
+
+void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose trans, diag dg,
+                         std::int64_t n, double alpha, const double* a, std::int64_t lda,
+                         double* x, std::int64_t incx, const exec& ex) {
+  check_nonneg("n", n);
+  check_ld("lda", lda, n);
+  check_exec(ex);
+  check_ptr("x", x, n);
+  check_written_inc("incx", incx, n);
+  if (n == 0) return;
+  if (alpha == 0.0) {  // X = 0 without reading A (trsm's convention)
+    for (std::int64_t i = 0; i < n; ++i) x[vec_index(i, n, incx)] = 0.0;
+    return;
+  }
+  check_ptr("a", a, n * n);
+  const bool unit = dg == diag::unit;
+  if (!unit)
+    for (std::int64_t i = 0; i < n; ++i)
+      if (a[i * lda + i] == 0.0) throw singular_matrix(routine, i);
+
+  const mat_view A = op_view(lay, trans, a, lda);
+  const bool forward = (ul == uplo::lower) == (trans == transpose::none);
+  const std::vector<double> b = gather(x, n, incx);
+  std::vector<double> xneg(static_cast<std::size_t>(n), 0.0);  // -x_j once solved
+  const std::int64_t bs = ex.block > 0 ? std::min<std::int64_t>(ex.block, n) : std::min<std::int64_t>(256, n);
+  std::vector<superaccumulator> acc(static_cast<std::size_t>(bs));
+  std::vector<double> buf;
+  if (ex.backend != backend::reference) active_kernel_set();  // throw here, not in a thread
+
+  int max_threads = 1;
+#ifdef EXALA_HAVE_OPENMP
+  if (ex.backend == backend::omp) max_threads = ex.threads > 0 ? ex.threads : omp_get_max_threads();
+#endif
+
+  const std::int64_t nblocks = (n + bs - 1) / bs;
+  for (std::int64_t blk = 0; blk < nblocks; ++blk) {
+    // Rows [i0, i1) of this block; the known solutions are the columns
+    // [0, i0) (forward) or [i1, n) (backward).
+    const std::int64_t i0 = forward ? blk * bs : std::max<std::int64_t>(0, n - (blk + 1) * bs);
+    const std::int64_t i1 = forward ? std::min(n, i0 + bs) : n - blk * bs;
+    const std::int64_t rows = i1 - i0;
+    const std::int64_t k0 = forward ? 0 : i1, k1 = forward ? i0 : n;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      acc[r].clear();
+      acc[r].add_product(alpha, b[i0 + r]);
+    }
+    // 1. Panel, in groups of rows (one packing buffer per thread).
+    constexpr std::int64_t group = 16;
+    const std::int64_t ngroups = (rows + group - 1) / group;
+    auto panel_group = [&](std::int64_t g, std::vector<double>& gbuf) {
+      const std::int64_t r0 = g * group;
+      const std::int64_t rr = std::min(group, rows - r0);
+      add_row_products(acc.data() + r0, A, i0 + r0, rr, xneg.data(), k0, k1, ex.backend, gbuf);
+    };
+    int threads = 1;
+#ifdef EXALA_HAVE_OPENMP
+    constexpr std::int64_t min_products_per_thread = 65536;
+    threads = static_cast<int>(std::min<std::int64_t>(
+        {max_threads, ngroups, std::max<std::int64_t>(1, rows * (k1 - k0) / min_products_per_thread)}));
+#endif
+    if (threads <= 1) {
+      for (std::int64_t g = 0; g < ngroups; ++g) panel_group(g, buf);
+    } else {
+#ifdef EXALA_HAVE_OPENMP
+#pragma omp parallel num_threads(threads)
+      {
+        std::vector<double> tbuf;
+#pragma omp for schedule(static)
+        for (std::int64_t g = 0; g < ngroups; ++g) panel_group(g, tbuf);
+      }
+#endif
+    }
+    // 2. Diagonal block, in solve order.
+    for (std::int64_t s = 0; s < rows; ++s) {
+      const std::int64_t r = forward ? s : rows - 1 - s;
+      const std::int64_t i = i0 + r;
+      superaccumulator& ai = acc[r];
+      if (forward)
+        add_row_products(&ai, A, i, 1, xneg.data(), i0, i, ex.backend, buf);
+      else
+        add_row_products(&ai, A, i, 1, xneg.data(), i + 1, i1, ex.backend, buf);
+      // The alpha*b term already set has_term; the products' zero signs only
+      // matter for an exactly zero numerator (then they are rescanned).
+      if (!ai.has_special() && ai.sign() == 0) {
+        if (forward)
+          ai.or_flags(product_zero_flags(A, i, xneg.data(), 0, i));
+        else
+          ai.or_flags(product_zero_flags(A, i, xneg.data(), i + 1, n));
+      } else {
+        ai.or_flags(superaccumulator::flag_not_negzero | superaccumulator::flag_not_poszero);
+      }
+      const double xi = unit ? ai.round(ex.mode) : round_div(ai, A.at(i, i), ex.mode);
+      xneg[i] = -xi;
+    }
+  }
+  for (std::int64_t i = 0; i < n; ++i) x[vec_index(i, n, incx)] = -xneg[i];
+}
+
+void trsv(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const double* a,
+          std::int64_t lda, double* x, std::int64_t incx, const exec& ex) {
+  detail::trsv_scaled("trsv", lay, ul, trans, dg, n, 1.0, a, lda, x, incx, ex);
+}
+
+}  // namespace exala

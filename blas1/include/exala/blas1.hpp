@@ -20,6 +20,7 @@
 // (the result would depend on the order of the writes).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -65,6 +66,15 @@ void asum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int6
                const exec& ex = {});
 void dot_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx,
               const double* y, std::int64_t incy, const exec& ex = {});
+
+namespace detail {
+// The level-2/3 building block: adds the exact dot product of contiguous
+// x[0, n) and y[0, n) into `acc` with the active SIMD kernel set, on the
+// calling thread, without argument checks. Like the kernels, it may leave the
+// term flags of `acc` incomplete (has_term and the zero signs): a caller that
+// rounds an exactly zero result must set them itself.
+void dot_contiguous(superaccumulator& acc, const double* x, const double* y, std::size_t n);
+}  // namespace detail
 
 // ------------------------------------------------------------ element-wise
 
