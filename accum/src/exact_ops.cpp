@@ -219,9 +219,103 @@ double gap_up(double q) noexcept {
 }
 bool odd(double v) noexcept { return (std::bit_cast<std::uint64_t>(v) & 1) != 0; }
 
+struct pair2 {
+  double sum, err;
+};
+pair2 two_sum_pair(double a, double b) noexcept {  // Knuth's TwoSum: a + b = sum + err
+  const double s = a + b;
+  const double bb = s - a;
+  return {s, (a - (s - bb)) + (b - bb)};
+}
+
+// Fast path of round_div (Ziv's strategy): the leading 128 bits of |S| give
+// the quotient to about 2^-95 relative; when that interval holds no rounding
+// boundary of the mode, the rounding is decided without further exact work.
+// Returns false (undecided) near a boundary, for exact quotients, and
+// outside the comfortably normal range, where the exact comparisons decide.
+bool round_div_fast(const superaccumulator& s, double d, rounding mode, double& out) noexcept {
+  superaccumulator t = s;
+  t.normalize();
+  constexpr int N = superaccumulator::num_digits;
+  const auto& dg = t.digits();
+  const bool s_neg = dg[N - 1] < 0;
+  if (dg[N - 1] != 0 && dg[N - 1] != -1) return false;  // beyond 2^2176: rare, exact path
+  // Magnitude digit i of |S|: for a negative S (two's complement with
+  // all-ones high digits) it is 2^32 - d_z at the lowest nonzero digit z,
+  // 2^32 - 1 - d_i above it, 0 below.
+  int z = 0;
+  if (s_neg)
+    while (z < N - 1 && dg[z] == 0) ++z;
+  auto mag = [&](int i) -> std::uint64_t {
+    if (i < 0) return 0;
+    const auto v = static_cast<std::uint64_t>(dg[i]);
+    if (!s_neg) return v;
+    if (i < z) return 0;
+    return i == z ? (std::uint64_t{1} << 32) - v : 0xffffffffu - v;
+  };
+  int h = N - 2;
+  while (h >= 0 && mag(h) == 0) --h;
+  if (h < 0) return false;
+  // |S| = V 2^E (1 + e): V = sum_{k<4} mag(h-k) 2^(-32k) in [1, 2^32) as the
+  // double-double vh + vl (error < 2^-100 V), e from the digits below (< 2^-96).
+  double vh = 0.0, vl = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    const double part = std::ldexp(static_cast<double>(mag(h - k)), -32 * k);  // exact
+    const auto [sum, err] = two_sum_pair(vh, part);
+    vh = sum;
+    vl += err;
+  }
+  const auto [h2, l2] = two_sum_pair(vh, vl);
+  vh = h2;
+  vl = l2;
+  const int E = 32 * h + superaccumulator::min_exponent;
+  int ed = 0;
+  const double dm = std::frexp(std::fabs(d), &ed);  // [0.5, 1)
+  const int scale = E - ed;                          // quotient = (V / dm) 2^scale
+  // Keep q comfortably normal: V/dm is in (1, 2^33).
+  if (scale < -1000 || scale > 980) return false;
+  const double qs = vh / dm;
+  const double r = std::fma(-qs, dm, vh);  // exact remainder of the first division
+  const double ql = (r + vl) / dm;         // |V/dm - (qs + ql)| < 2^-100 qs
+  const double qc = qs + ql;               // the double nearest the estimate
+  const double rest = ql - (qc - qs);      // estimate - qc (qc - qs exact: 0 or an ulp)
+  const double margin = std::ldexp(qc, -90);
+  const double gu = std::nextafter(qc, inf) - qc;
+  const double gd = qc - std::nextafter(qc, 0.0);
+  const bool negative = s_neg != std::signbit(d);
+  bool magnitude_up;  // direction for the magnitude in the directed modes
+  double res;
+  switch (mode) {
+    case rounding::to_nearest_even:
+      if (!(rest + margin < 0.5 * gu && rest - margin > -0.5 * gd)) return false;
+      res = qc;
+      break;
+    case rounding::toward_zero:
+    case rounding::upward:
+    case rounding::downward:
+      magnitude_up = mode == rounding::upward ? !negative : mode == rounding::downward ? negative : false;
+      if (rest > margin)
+        res = magnitude_up ? std::nextafter(qc, inf) : qc;
+      else if (rest < -margin)
+        res = magnitude_up ? qc : std::nextafter(qc, 0.0);
+      else
+        return false;  // possibly an exact quotient: decide exactly
+      break;
+    default:
+      return false;
+  }
+  res = std::ldexp(res, scale);  // exact: the result is a normal double
+  out = negative ? -res : res;
+  return true;
+}
+
 }  // namespace
 
 double round_div(const superaccumulator& s, double d, rounding mode) noexcept {
+  if (!s.has_special() && std::isfinite(d) && d != 0.0) {
+    double q;
+    if (round_div_fast(s, d, mode, q)) return q;
+  }
   const int sg = s.sign();
   if (s.has_special() || !std::isfinite(d) || d == 0.0 || sg == 0) {
     // IEEE on the rounded numerator: its specials, its zero sign, and

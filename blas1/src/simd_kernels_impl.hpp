@@ -182,14 +182,20 @@ struct scatter_acc {
   static constexpr std::size_t fold_every = std::size_t{1} << 28;
   std::int64_t d[4][superaccumulator::num_digits];
   std::size_t count;
-  void clear() {
+  bool zeroed;  // the arrays are zeroed lazily: most calls never use them
+  void reset() {
+    count = 0;
+    zeroed = false;
+  }
+  void prepare() {  // before any scatter
+    if (zeroed) return;
     for (auto& a : d)
       for (auto& v : a) v = 0;
-    count = 0;
+    zeroed = true;
   }
   void fold_into(superaccumulator& acc) {
-    if (count != 0) acc.fold_digits(d, 4);
-    clear();
+    if (zeroed && count != 0) acc.fold_digits(d, 4);
+    reset();
   }
 };
 
@@ -221,13 +227,17 @@ inline void scatter_finite(scatter_acc& sc, typename V::ireg bits) {
 
 inline void scatter_count(superaccumulator& acc, scatter_acc& sc, std::size_t terms) {
   sc.count += terms;
-  if (sc.count >= scatter_acc::fold_every) sc.fold_into(acc);
+  if (sc.count >= scatter_acc::fold_every) {
+    sc.fold_into(acc);
+    sc.prepare();  // the loop goes on scattering
+  }
 }
 
 // sum / asum terms x[0..len) exactly: specials go to the scalar path one by one.
 template <class V, bool Abs>
 void wide_sum(superaccumulator& acc, scatter_acc& sc, const double* x, std::size_t len) {
   using ireg = typename V::ireg;
+  sc.prepare();
   std::size_t i = 0;
   for (; i + V::width <= len; i += V::width) {
     ireg bits = V::as_int(V::load(x + i));
@@ -256,6 +266,7 @@ void wide_sum(superaccumulator& acc, scatter_acc& sc, const double* x, std::size
 template <class V>
 void wide_dot(superaccumulator& acc, scatter_acc& sc, const double* x, const double* y, std::size_t len) {
   using reg = typename V::reg;
+  sc.prepare();
   std::size_t i = 0;
   const reg lo_ok = V::set1(0x1p-968), hi_ok = V::set1(0x1.fffffffffffffp+1023);
   for (; i + V::width <= len; i += V::width) {
@@ -397,7 +408,7 @@ struct sum_policy {
 template <class V, bool Abs>
 void sum_kernel(superaccumulator& acc, const double* x, std::size_t n) {
   scatter_acc sc;
-  sc.clear();
+  sc.reset();
   sum_policy<V, Abs> k{acc, sc, x};
   run_blocks<V>(acc, n, k);
   sc.fold_into(acc);
@@ -480,7 +491,7 @@ struct dot_policy {
 template <class V>
 void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::size_t n) {
   scatter_acc sc;
-  sc.clear();
+  sc.reset();
   dot_policy<V> k{acc, sc, x, y, V::set1(inf_value)};
   run_blocks<V>(acc, n, k);
   sc.fold_into(acc);

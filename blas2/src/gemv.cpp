@@ -76,9 +76,17 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
     superaccumulator acc[block_rows];
     add_row_products(acc, A, i0, r, xb.data(), 0, cols, ex.backend, buf);
     for (std::int64_t k = 0; k < r; ++k) {
-      finish_row_flags(acc[k], A, i0 + k, xb.data(), 0, cols);
       double& yi = y[vec_index(i0 + k, rows, incy)];
-      yi = finish_entry(alpha, acc[k], beta, yi, ex.mode);
+      const double v = finish_entry(alpha, acc[k], beta, yi, ex.mode);
+      // The kernels may leave S's term flags incomplete; they only matter
+      // when S is exactly zero, and then the result is zero too: only then
+      // complete them and round again.
+      if (v == 0.0) {
+        finish_row_flags(acc[k], A, i0 + k, xb.data(), 0, cols);
+        yi = finish_entry(alpha, acc[k], beta, yi, ex.mode);
+      } else {
+        yi = v;
+      }
     }
   };
 

@@ -50,7 +50,7 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
   const bool forward = (ul == uplo::lower) == (trans == transpose::none);
   const std::vector<double> b = gather(x, n, incx);
   std::vector<double> xneg(static_cast<std::size_t>(n), 0.0);  // -x_j once solved
-  const std::int64_t bs = ex.block > 0 ? std::min<std::int64_t>(ex.block, n) : std::min<std::int64_t>(256, n);
+  const std::int64_t bs = ex.block > 0 ? std::min<std::int64_t>(ex.block, n) : std::min<std::int64_t>(32, n);
   std::vector<superaccumulator> acc(static_cast<std::size_t>(bs));
   std::vector<double> buf;
   if (ex.backend != backend::reference) active_kernel_set();  // throw here, not in a thread
@@ -72,20 +72,21 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
       acc[r].clear();
       acc[r].add_product(alpha, b[i0 + r]);
     }
-    // 1. Panel, in groups of rows (one packing buffer per thread).
-    constexpr std::int64_t group = 16;
+    // 1. Panel, in groups of rows (one packing buffer per thread), at most
+    // 16 rows a group and enough groups for every thread.
+    int threads = 1;
+#ifdef EXALA_HAVE_OPENMP
+    constexpr std::int64_t min_products_per_thread = 32768;
+    threads = static_cast<int>(std::min<std::int64_t>(
+        {max_threads, rows, std::max<std::int64_t>(1, rows * (k1 - k0) / min_products_per_thread)}));
+#endif
+    const std::int64_t group = std::min<std::int64_t>(16, (rows + threads - 1) / threads);
     const std::int64_t ngroups = (rows + group - 1) / group;
     auto panel_group = [&](std::int64_t g, std::vector<double>& gbuf) {
       const std::int64_t r0 = g * group;
       const std::int64_t rr = std::min(group, rows - r0);
       add_row_products(acc.data() + r0, A, i0 + r0, rr, xneg.data(), k0, k1, ex.backend, gbuf);
     };
-    int threads = 1;
-#ifdef EXALA_HAVE_OPENMP
-    constexpr std::int64_t min_products_per_thread = 65536;
-    threads = static_cast<int>(std::min<std::int64_t>(
-        {max_threads, ngroups, std::max<std::int64_t>(1, rows * (k1 - k0) / min_products_per_thread)}));
-#endif
     if (threads <= 1) {
       for (std::int64_t g = 0; g < ngroups; ++g) panel_group(g, buf);
     } else {
@@ -103,21 +104,20 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
       const std::int64_t r = forward ? s : rows - 1 - s;
       const std::int64_t i = i0 + r;
       superaccumulator& ai = acc[r];
-      if (forward)
-        add_row_products(&ai, A, i, 1, xneg.data(), i0, i, ex.backend, buf);
-      else
-        add_row_products(&ai, A, i, 1, xneg.data(), i + 1, i1, ex.backend, buf);
+      // Short in-block rows go product by product (cheaper than a kernel call).
+      const std::int64_t j0 = forward ? i0 : i + 1, j1 = forward ? i : i1;
+      const backend how = j1 - j0 < 96 ? backend::reference : ex.backend;
+      add_row_products(&ai, A, i, 1, xneg.data(), j0, j1, how, buf);
       // The alpha*b term already set has_term; the products' zero signs only
-      // matter for an exactly zero numerator (then they are rescanned).
-      if (!ai.has_special() && ai.sign() == 0) {
-        if (forward)
-          ai.or_flags(product_zero_flags(A, i, xneg.data(), 0, i));
-        else
-          ai.or_flags(product_zero_flags(A, i, xneg.data(), i + 1, n));
-      } else {
-        ai.or_flags(superaccumulator::flag_not_negzero | superaccumulator::flag_not_poszero);
+      // matter for an exactly zero numerator, which gives a zero x_i: only
+      // then are they rescanned (and x_i formed again).
+      auto solve = [&] { return unit ? ai.round(ex.mode) : round_div(ai, A.at(i, i), ex.mode); };
+      double xi = solve();
+      if (xi == 0.0) {
+        ai.or_flags(forward ? product_zero_flags(A, i, xneg.data(), 0, i)
+                            : product_zero_flags(A, i, xneg.data(), i + 1, n));
+        xi = solve();
       }
-      const double xi = unit ? ai.round(ex.mode) : round_div(ai, A.at(i, i), ex.mode);
       xneg[i] = -xi;
     }
   }
