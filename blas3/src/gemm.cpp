@@ -1,1 +1,152 @@
-// placeholder: being written (issue 3)
+// gemm front end: argument checks, BLAS conventions, the reference backend,
+// and the dispatch to the exact engine (gemm_crt.cpp).
+//
+// Guarantee: C_ij = round(alpha * sum_l op(A)_il op(B)_lj + beta * C_ij),
+// one correct rounding of the exact value in exec.mode (error <= 1/2 ulp to
+// nearest, < 1 ulp directed), identical bits on every backend, thread count,
+// kernel set and exec.block. Conventions as exala::gemv: alpha == 0 or
+// k == 0 gives round(beta * C_ij) (A and B not read), beta == 0 does not read
+// C (the beta * c term is +0, exactly as round_axpby(alpha, S, 0, 0)).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#ifdef EXALA_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "exala/blas3.hpp"
+#include "exala/error.hpp"
+#include "gemm_engine.hpp"
+#include "gemm_round.hpp"
+
+namespace exala {
+
+namespace detail::gemm3 {
+
+namespace {
+
+constexpr std::int64_t max_threads = 1024;
+
+void check_nonneg(const char* name, std::int64_t v) {
+  if (v < 0) throw invalid_argument(name, "must be >= 0, got " + std::to_string(v));
+}
+void check_ld(const char* name, std::int64_t ld, std::int64_t rows) {
+  const std::int64_t need = std::max<std::int64_t>(1, rows);
+  if (ld < need)
+    throw invalid_argument(name, "must be >= " + std::to_string(need) + ", got " + std::to_string(ld));
+}
+void check_ptr(const char* name, const void* p, std::int64_t rows, std::int64_t cols) {
+  if (p == nullptr && rows > 0 && cols > 0)
+    throw invalid_argument(name, "is a null pointer for a " + std::to_string(rows) + " x " +
+                                     std::to_string(cols) + " matrix");
+}
+
+}  // namespace
+
+#if !EXALA_GEMM_HAVE_X86_KERNELS
+const kernel_set_table* gemm_kernels_avx2() noexcept { return nullptr; }
+const kernel_set_table* gemm_kernels_avx512() noexcept { return nullptr; }
+#endif
+
+namespace {
+
+// The kernel set matching the active blas1 set (cpuid + EXALA_SIMD).
+const kernel_set_table& kernels_for(kernel_set k) {
+  const kernel_set_table* t = nullptr;
+  if (k == kernel_set::avx512) t = gemm_kernels_avx512();
+  if (k == kernel_set::avx2 || (k == kernel_set::avx512 && t == nullptr)) t = gemm_kernels_avx2();
+  if (t == nullptr) t = gemm_kernels_portable();
+  return *t;
+}
+
+}  // namespace
+
+void check_exec(const exec& ex) {
+  if (ex.threads < 0 || ex.threads > max_threads)
+    throw invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) + "], got " +
+                                          std::to_string(ex.threads));
+  if (ex.block < 0) throw invalid_argument("block", "must be >= 0, got " + std::to_string(ex.block));
+  if (!is_compiled_in(ex.backend))
+    throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
+}
+
+int threads_of(const exec& ex) {
+#ifdef EXALA_HAVE_OPENMP
+  if (ex.backend == backend::omp) return ex.threads > 0 ? ex.threads : omp_get_max_threads();
+#endif
+  (void)ex;
+  return 1;
+}
+
+}  // namespace detail::gemm3
+
+namespace detail {
+gemm_path last_gemm_path() noexcept {
+  const gemm3::crt_stats s = gemm3::last_crt_stats();
+  return gemm_path{s.moduli, s.width_a, s.width_b, s.truncated, s.fallback_entries};
+}
+}  // namespace detail
+
+void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n, std::int64_t k,
+          double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
+          double beta, double* c, std::int64_t ldc, const exec& ex) {
+  using namespace detail::gemm3;
+  clear_crt_stats();
+  check_nonneg("m", m);
+  check_nonneg("n", n);
+  check_nonneg("k", k);
+  const bool col = lay == layout::col_major;
+  const bool at = ta == transpose::trans, bt = tb == transpose::trans;
+  // Stored shapes (CBLAS): A is m x k (k x m transposed), B is k x n (n x k).
+  const std::int64_t a_rows = at ? k : m, a_cols = at ? m : k;
+  const std::int64_t b_rows = bt ? n : k, b_cols = bt ? k : n;
+  check_ld("lda", lda, col ? a_rows : a_cols);
+  check_ld("ldb", ldb, col ? b_rows : b_cols);
+  check_ld("ldc", ldc, col ? m : n);
+  check_exec(ex);
+  const bool reads_ab = alpha != 0.0 && k > 0 && m > 0 && n > 0;
+  if (reads_ab) {
+    check_ptr("a", a, a_rows, a_cols);
+    check_ptr("b", b, b_rows, b_cols);
+  }
+  check_ptr("c", c, m, n);
+  if (m == 0 || n == 0) return;
+
+  // Column-major form: a row-major C = alpha op(A) op(B) + beta C is the
+  // column-major C^T = alpha op(B)^T op(A)^T + beta C^T on the same memory.
+  problem p{};
+  if (col) {
+    p = problem{m, n, k, alpha, a, lda, at, b, ldb, bt, beta, c, ldc, ex.mode};
+  } else {
+    p = problem{n, m, k, alpha, b, ldb, bt, a, lda, at, beta, c, ldc, ex.mode};
+  }
+
+  if (!reads_ab) {  // alpha == 0 or k == 0: round(beta * C), one product
+    const scalar sb = unpack(beta);
+    for (std::int64_t j = 0; j < p.n; ++j)
+      for (std::int64_t i = 0; i < p.m; ++i) {
+        double& cij = p.c[i + j * p.ldc];
+        if (sb.zero) {
+          cij = 0.0;  // C is not read
+        } else if (ex.backend == backend::reference) {
+          superaccumulator t;  // the oracle: one exact product, rounded
+          t.add_product(beta, cij);
+          cij = t.round(ex.mode);
+        } else {
+          cij = round_product(sb, cij, ex.mode);
+        }
+      }
+    return;
+  }
+  if (ex.backend == backend::reference) {
+    for (std::int64_t j = 0; j < p.n; ++j)
+      for (std::int64_t i = 0; i < p.m; ++i) entry_exact(p, i, j, true);
+    return;
+  }
+  // A bad EXALA_SIMD throws here, before any parallel region.
+  const kernel_set_table& ks = kernels_for(active_kernel_set());
+  gemm_crt(p, threads_of(ex), ex.block, ks);
+}
+
+}  // namespace exala

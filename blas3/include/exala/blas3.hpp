@@ -44,4 +44,22 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
           double alpha, const double* a, std::int64_t lda, double* b, std::int64_t ldb,
           const exec& ex = {});
 
+namespace detail {
+// Which path the last gemm call on this thread took through the exact engine
+// of the simd and omp backends (for tests and benchmarks: results never depend
+// on it). moduli: residue DGEMMs (0: the engine did not run: reference
+// backend, alpha == 0, k == 0 or an empty C); width_a / width_b: bits of the
+// scaled integer rows of op(A) / columns of op(B); truncated: some rows or
+// columns were wider and took the verified truncated path; exact_dot_entries:
+// entries computed by an exact dot product instead (inf/NaN in their row or
+// column, or a truncation bound that left the rounding undecided).
+struct gemm_path {
+  int moduli = 0;
+  int width_a = 0, width_b = 0;
+  bool truncated = false;
+  std::int64_t exact_dot_entries = 0;
+};
+gemm_path last_gemm_path() noexcept;
+}  // namespace detail
+
 }  // namespace exala

@@ -1,0 +1,67 @@
+// Internal: the exact gemm engine (gemm_crt.cpp) and the per-entry exact
+// paths it shares with the front end (gemm.cpp).
+#pragma once
+
+#include <cstdint>
+
+#include "exala/backend.hpp"
+#include "exala/superaccumulator.hpp"
+#include "gemm_kernels.hpp"
+
+namespace exala::detail::gemm3 {
+
+// C = alpha op(A) op(B) + beta C in column-major form (a row-major call is
+// the transposed column-major one): op(A)(i, l) = ta ? a[l + i lda] :
+// a[i + l lda], op(B)(l, j) = tb ? b[j + l ldb] : b[l + j ldb].
+// The front end has handled m == 0, n == 0, k == 0 and alpha == 0.
+struct problem {
+  std::int64_t m, n, k;
+  double alpha;
+  const double* a;
+  std::int64_t lda;
+  bool ta;
+  const double* b;
+  std::int64_t ldb;
+  bool tb;
+  double beta;
+  double* c;
+  std::int64_t ldc;
+  rounding mode;
+
+  double opa(std::int64_t i, std::int64_t l) const noexcept {
+    return ta ? a[l + i * lda] : a[i + l * lda];
+  }
+  double opb(std::int64_t l, std::int64_t j) const noexcept {
+    return tb ? b[j + l * ldb] : b[l + j * ldb];
+  }
+};
+
+// The exact sum S_ij = sum_l op(A)_il op(B)_lj, added into acc: the plain
+// scalar loop (reference) or the blas1 dot kernels (simd).
+void entry_sum(const problem& p, std::int64_t i, std::int64_t j, superaccumulator& acc,
+               bool reference);
+// C_ij = round(alpha S_ij + beta C_ij) through the accumulator and
+// exala::round_axpby (beta == 0: C_ij not read): the oracle path.
+void entry_exact(const problem& p, std::int64_t i, std::int64_t j, bool reference);
+
+// The fast exact engine (gemm_crt.cpp): `threads` >= 1 OpenMP threads (1:
+// no parallel region), the given kernel set, exec.block as the tile size.
+void gemm_crt(const problem& p, int threads, long long block, const kernel_set_table& ks);
+
+// Statistics of the last gemm_crt call on this thread (for tests and
+// benchmarks: which path ran; results never depend on them).
+struct crt_stats {
+  int moduli = 0;            // number of residue DGEMMs (0: not run)
+  int width_a = 0, width_b = 0;  // integer widths of the scaled rows/columns
+  bool truncated = false;    // some rows/columns were truncated (verified path)
+  std::int64_t fallback_entries = 0;  // entries recomputed by exact dot products
+};
+crt_stats last_crt_stats() noexcept;
+void clear_crt_stats() noexcept;
+
+// Shared with trsm.cpp: exec checks (threads, block, backend compiled in)
+// and the thread count an exec asks for (1 unless backend omp).
+void check_exec(const exec& ex);
+int threads_of(const exec& ex);
+
+}  // namespace exala::detail::gemm3

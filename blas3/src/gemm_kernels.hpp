@@ -1,0 +1,82 @@
+// Internal: the kernel sets of the exact gemm (residue packing and the
+// residue DGEMM micro-kernel), BLIS style: one table per instruction set,
+// each in its own translation unit with its own -m flags, chosen at run time.
+//
+// What a kernel computes (the same exact integers in every set, so the set
+// never changes a result bit):
+//  * pack_a / pack_b: residues r = v mod m of integer-valued operands v,
+//    |r| <= m/2 + 8 (balanced, "nearly reduced": see residue_bound), laid out
+//    for the micro-kernel and padded with zeros;
+//  * kernel: C := reduce(C + Ap * Bp) on an mr x nr block, where every
+//    product of residues and every partial sum is an integer of magnitude
+//    <= 2^53, hence exact in binary64 whatever the order or fusion of the
+//    operations, and reduce() maps the exact integer sum back into
+//    |c| <= m/2 + 8 (an exact fused multiply-subtract of q*m).
+//
+// The integer operands come in one of two forms (see gemm_crt.cpp):
+//  * one limb:  v = lo, an integer-valued double with |v| <= 2^53;
+//  * two limbs: v = hi * 2^44 + lo, |hi| < 2^53, |lo| < 2^44, both integer
+//    valued and of the sign of v.
+// Assumptions: binary64; the kernels' exactness does not depend on the
+// floating-point rounding direction (every bound below allows a rounding
+// error of one ulp in the two inexact operations, x * minv and the rounding
+// to an integer).
+#pragma once
+
+#include <cstdint>
+
+namespace exala::detail::gemm3 {
+
+// One modulus and the constants the kernels need.
+struct modulus {
+  double m;     // an odd prime, 2^24 - 2^16 < m <= 2^24 - 2^10
+  double minv;  // fl(1 / m)
+  double p44;   // 2^44 mod m, in [0, m)
+  double mh;    // m rounded down to a multiple of 2^12 (portable reduction)
+  double ml;    // m - mh, < 2^12
+};
+
+// Residue bound: every reduction maps an integer v with |v| <= 2^53 + 2^48
+// to r = v - q m with |r| < m/2 + 8 =: residue_bound(m). Proof: minv and
+// x = fl(v * minv) each carry a relative error of at most 2^-52 (one ulp, in
+// any rounding direction), so |x - v/m| <= |v/m| 2^-50.99; the rounding of x
+// to the integer q adds at most 1/2 + eta, with eta = 0 for an exact
+// round-to-nearest instruction and eta <= 2^-23 for the portable x +- 1/2
+// truncation (|x| < 2^30). Hence |r| = m |v/m - q| <= m/2 + m eta +
+// |v| 2^-50.99 <= m/2 + 2 + 4.2 < m/2 + 8 for m < 2^24. The subtraction
+// v - q m is exact: one FMA (its exact result is an integer below 2^24), or
+// without FMA (v - q mh) - q ml with mh = m rounded down to a multiple of
+// 2^12 and ml = m - mh: q < 2^30, so q mh (a 30-bit times a 12-bit integer)
+// and q ml are exact, and both differences are integers below 2^53.
+// The micro-kernel sums at most max_kc products: max_kc * (m/2 + 8)^2 +
+// (m/2 + 8) <= 2^53 for every m <= 2^24 - 2^10 (checked in gemm_crt.cpp).
+inline constexpr int max_kc = 128;
+
+struct kernel_set_table {
+  const char* name;
+  int mr;  // rows of the micro-tile (a multiple of the vector width)
+  int nr;  // columns of the micro-tile
+  // Packs rows [0, mc) x columns [0, kc) of op(A) given column-major
+  // (element (i, l) at lo[i + l * ld], and hi[...] when hi != nullptr) into
+  // ceil(mc / mr) panels of mr x kc: dst[p * mr * kc + l * mr + r] holds the
+  // residue of element (p * mr + r, l), zero past mc.
+  void (*pack_a)(const double* hi, const double* lo, std::int64_t ld, std::int64_t mc,
+                 std::int64_t kc, const modulus& md, double* dst);
+  // Packs rows [0, kc) x columns [0, nc) of op(B) given row-major (element
+  // (l, j) at lo[l * ld + j]) into ceil(nc / nr) panels of kc x nr:
+  // dst[q * nr * kc + l * nr + c] holds the residue of element (l, q * nr + c).
+  void (*pack_b)(const double* hi, const double* lo, std::int64_t ld, std::int64_t kc,
+                 std::int64_t nc, const modulus& md, double* dst);
+  // C (mr x nr, column-major with leading dimension ldc) := reduce((first ?
+  // 0 : C) + Ap Bp) for one packed A panel (kc x mr) and B panel (kc x nr),
+  // kc <= max_kc, |C| <= m/2 + 8 on entry.
+  void (*kernel)(std::int64_t kc, const double* ap, const double* bp, double* c, std::int64_t ldc,
+                 bool first, const modulus& md);
+};
+
+// Each returns nullptr when its set is not compiled into this build.
+const kernel_set_table* gemm_kernels_portable() noexcept;
+const kernel_set_table* gemm_kernels_avx2() noexcept;
+const kernel_set_table* gemm_kernels_avx512() noexcept;
+
+}  // namespace exala::detail::gemm3
