@@ -1,0 +1,28 @@
+// The AVX-512 kernel set: the same source compiled with -mavx512f -mavx512dq
+// -mfma and 512-bit vectors preferred. Chosen at run time from cpuid.
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "trsv_kernels.hpp"
+
+// The 8-lane vector type never crosses a call (everything here is internal
+// and inlined), so GCC's notes about its calling convention do not apply.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+namespace exala::solvers_detail {
+namespace {
+typedef double v8 __attribute__((vector_size(64)));
+inline __attribute__((always_inline)) v8 vfma(const v8& a, const v8& b, const v8& c) {
+  return _mm512_fmadd_pd(a, b, c);
+}
+#include "trsv_kernels_impl.hpp"
+}  // namespace
+
+void comp_solve_avx512(const kernel_args& k, double* x, double* work) { solve<comp_op, 4, 16>(k, x, work); }
+void dd_solve_avx512(const kernel_args& k, double* x, double* work) { solve<dd_op, 8, 4>(k, x, work); }
+
+}  // namespace exala::solvers_detail

@@ -1,0 +1,30 @@
+// The baseline kernel set (any x86-64, or any other target): plain C++,
+// vectorized by the compiler for the baseline ISA; std::fma is a libm call here
+// (correctly rounded, so the same bits as the FMA instruction, only slower).
+#include <cmath>
+#include <cstdint>
+
+#include "trsv_kernels.hpp"
+
+// The 8-lane vector type is wider than the baseline registers; it never
+// crosses a call (everything here is internal and inlined), so the ABI note
+// GCC gives about passing it does not apply.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+namespace exala::solvers_detail {
+namespace {
+typedef double v8 __attribute__((vector_size(64)));
+inline __attribute__((always_inline)) v8 vfma(const v8& a, const v8& b, const v8& c) {
+  v8 r;
+  for (int l = 0; l < 8; ++l) r[l] = std::fma(a[l], b[l], c[l]);
+  return r;
+}
+#include "trsv_kernels_impl.hpp"
+}  // namespace
+
+void comp_solve_generic(const kernel_args& k, double* x, double* work) { solve<comp_op, 2, 1>(k, x, work); }
+void dd_solve_generic(const kernel_args& k, double* x, double* work) { solve<dd_op, 4, 4>(k, x, work); }
+
+}  // namespace exala::solvers_detail
