@@ -15,7 +15,7 @@
 
 namespace exala::solvers_detail {
 namespace {
-typedef double v8 __attribute__((vector_size(64)));
+#include "trsv_kernels_vext.hpp"
 inline __attribute__((always_inline)) v8 vfma(const v8& a, const v8& b, const v8& c) {
   return _mm512_fmadd_pd(a, b, c);
 }

@@ -15,7 +15,7 @@
 
 namespace exala::solvers_detail {
 namespace {
-typedef double v8 __attribute__((vector_size(64)));
+#include "trsv_kernels_vext.hpp"
 inline __attribute__((always_inline)) v8 vfma(const v8& a, const v8& b, const v8& c) {
   v8 r;
   for (int l = 0; l < 8; ++l) r[l] = std::fma(a[l], b[l], c[l]);

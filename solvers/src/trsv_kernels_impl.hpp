@@ -37,25 +37,16 @@
 #define EXALA_SV_AHEAD 64
 
 // --------------------------------------------------------------- lanes
-// An 8-lane vector (GCC/Clang vector extension; the compiler maps it to the
-// kernel set's registers: 4 x SSE2, 2 x AVX2, 1 x AVX-512). The including
-// file defines vfma(v8, v8, v8), the lane-wise correctly rounded fused
-// multiply-add (ISA instruction, or std::fma per lane).
+// The including file defines the 8-lane vector type v8 (+, -, *, unary -,
+// value-initialized to zeros) and, for it: vfma (lane-wise correctly rounded
+// fused multiply-add), vload / vstore (8 consecutive doubles), vload_rev
+// (lanes p[0], p[-1], ..., p[-7]), splat (all lanes, -0 kept) and set_lane0.
+// Here: the same operations on plain doubles (lanes = 1 and scalar tails).
 EXALA_SV_INLINE double vfma(double a, double b, double c) { return std::fma(a, b, c); }
 EXALA_SV_INLINE void vload(const double* p, double& v) { v = *p; }
 EXALA_SV_INLINE void vload_rev(const double* p, double& v) { v = *p; }
-EXALA_SV_INLINE void vload(const double* p, v8& v) { __builtin_memcpy(&v, p, sizeof v); }
-// lanes p[0], p[-1], ..., p[-7]
-EXALA_SV_INLINE void vload_rev(const double* p, v8& v) {
-  v8 t;
-  __builtin_memcpy(&t, p - 7, sizeof t);
-  v = __builtin_shufflevector(t, t, 7, 6, 5, 4, 3, 2, 1, 0);
-}
 EXALA_SV_INLINE void set_lane0(double& v, double b) { v = b; }
-EXALA_SV_INLINE void set_lane0(v8& v, double b) { v[0] = b; }
 EXALA_SV_INLINE void vstore(double* p, double v) { *p = v; }
-EXALA_SV_INLINE void vstore(double* p, const v8& v) { __builtin_memcpy(p, &v, sizeof v); }
-EXALA_SV_INLINE v8 splat(double x) { return v8{x, x, x, x, x, x, x, x}; }  // keeps -0
 
 // --------------------------------------------------------------- EFTs
 // TwoSum (Knuth): s + e == a + b exactly (lane-wise).
