@@ -1,32 +1,47 @@
 // exala.cpp - the `exala` command-line tool: exact, correctly rounded
-// reductions of Matrix Market array files.
+// reductions, products and triangular solves of Matrix Market array files.
 //
-//   exala sum FILE | asum FILE | dot X Y  [--backend B] [--threads N]
-//                                          [--rounding R] [-o FILE]
+//   exala sum FILE | asum FILE | dot X Y
+//   exala gemv A X [--trans N|T] [--alpha a] [--beta b] [--y Y]
+//   exala gemm A B [--transa N|T] [--transb N|T] [--alpha a] [--beta b] [--c C]
+//   exala trsv T B [--uplo L|U] [--trans N|T] [--diag N|U]
+//                  [--method exact|refined|compensated|double-double|naive]
+//   exala generate trsv --n N --cond C [--seed S] -o DIR
+//   common options: [--backend B] [--threads N] [--rounding R] [-o FILE]
 //
-// Commands live in one table (name, operands, summary, function); adding
-// gemv, gemm, trsv or solve means adding a function and a row. Options may
-// come before or after the operands. A scalar result is printed on one line
-// with 17 significant digits (it reads back to the same bits); a matrix
-// result, or any result with -o, is written as a Matrix Market array file.
-// Every error, from the command line, a file or the library, is reported as
-// one line 'exala: error: ...' on stderr with exit status 2.
+// Commands live in one table (name, operands, summary, function), and the
+// options that belong to some commands only in a second table (name, value,
+// the commands that take it); adding a command means adding a function and
+// rows. Options may come before or after the operands; an option given twice
+// takes its last value. A scalar result is printed on one line with 17
+// significant digits (it reads back to the same bits); a matrix result, or
+// any result with -o, is written as a Matrix Market array file (17 digits,
+// so it reads back bit for bit). Every error, from the command line, a file
+// or the library, is reported as one line 'exala: error: ...' on stderr with
+// exit status 2; every option value is checked before any file is read.
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <exception>
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <new>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "exala/backend.hpp"
 #include "exala/blas1.hpp"
+#include "exala/blas2.hpp"
+#include "exala/blas3.hpp"
 #include "exala/error.hpp"
+#include "exala/solvers.hpp"
 #include "matrix_market.hpp"
 
 #ifndef EXALA_VERSION
@@ -38,6 +53,7 @@ namespace {
 constexpr int exit_ok = 0;
 constexpr int exit_error = 2;
 constexpr int max_threads = 1024;
+constexpr std::int64_t max_generate_n = 20000;  // 3.2 GB for T: beyond, ask the library directly
 
 // A mistake on the command line (as opposed to in a file or the library).
 class usage_error : public exala::error {
@@ -45,29 +61,109 @@ class usage_error : public exala::error {
   using exala::error::error;
 };
 
-// What a command computed: a scalar, or a rows x cols matrix (column-major).
+// What a command computed: nothing (it wrote its own files), a scalar, or a
+// rows x cols matrix (column-major).
 struct result {
-  bool scalar = true;
+  enum class kind { none, scalar, matrix };
+  kind k = kind::scalar;
   std::int64_t rows = 1;
   std::int64_t cols = 1;
   std::vector<double> values;
 
-  static result of_scalar(double v) { return {true, 1, 1, {v}}; }
+  static result of_scalar(double v) { return {kind::scalar, 1, 1, {v}}; }
+  static result of_matrix(std::int64_t rows, std::int64_t cols, std::vector<double> v) {
+    return {kind::matrix, rows, cols, std::move(v)};
+  }
+  static result nothing() { return {kind::none, 0, 0, {}}; }
 };
 
 using operand_list = std::vector<std::string>;
 
-// ---- commands ----
+struct invocation {
+  std::string command_name;  // empty: none given
+  operand_list args;
+  exala::exec ex;
+  bool rounding_given = false;
+  std::string output;  // -o FILE (DIR for generate); empty: stdout
+  bool help = false;
+  bool version = false;
+  // Command options (second table below), by name: the last value given.
+  std::map<std::string, std::string, std::less<>> named;
+  std::vector<std::string> named_order;  // first appearance of each, for messages
 
-result run_sum(const operand_list& files, const exala::exec& ex) {
-  const exala::io::array x = exala::io::read_array_file(files[0]);
-  return result::of_scalar(exala::sum(x.values, ex));
+  std::optional<std::string_view> get(std::string_view name) const {
+    const auto it = named.find(name);
+    if (it == named.end()) return std::nullopt;
+    return std::string_view(it->second);
+  }
+};
+
+// ---- option values ----
+
+std::string quote_value(std::string_view value) { return "'" + exala::io::printable(value) + "'"; }
+
+// A real number written as in the files (decimal, hex float, inf, nan).
+double parse_real_option(std::string_view name, std::string_view value) {
+  const std::optional<double> v = exala::io::parse_real(value);
+  if (!v)
+    throw usage_error("option '" + std::string(name) + "' needs a real number, got " +
+                      quote_value(value));
+  return *v;
 }
 
-result run_asum(const operand_list& files, const exala::exec& ex) {
-  const exala::io::array x = exala::io::read_array_file(files[0]);
-  return result::of_scalar(exala::asum(x.values, ex));
+exala::transpose parse_transpose(std::string_view name, std::string_view value) {
+  if (value == "N" || value == "n") return exala::transpose::none;
+  if (value == "T" || value == "t" || value == "C" || value == "c") return exala::transpose::trans;
+  throw usage_error("option '" + std::string(name) + "' has unknown value " + quote_value(value) +
+                    " (expected N|T)");
 }
+
+exala::uplo parse_uplo(std::string_view value) {
+  if (value == "L" || value == "l") return exala::uplo::lower;
+  if (value == "U" || value == "u") return exala::uplo::upper;
+  throw usage_error("option '--uplo' has unknown value " + quote_value(value) + " (expected L|U)");
+}
+
+exala::diag parse_diag(std::string_view value) {
+  if (value == "N" || value == "n") return exala::diag::non_unit;
+  if (value == "U" || value == "u") return exala::diag::unit;
+  throw usage_error("option '--diag' has unknown value " + quote_value(value) + " (expected N|U)");
+}
+
+enum class trsv_method { exact, refined, compensated, double_double, naive };
+
+struct method_name {
+  std::string_view name;
+  trsv_method method;
+};
+constexpr std::array method_names{
+    method_name{"exact", trsv_method::exact},
+    method_name{"refined", trsv_method::refined},
+    method_name{"compensated", trsv_method::compensated},
+    method_name{"double-double", trsv_method::double_double},
+    method_name{"naive", trsv_method::naive},
+};
+
+trsv_method parse_method(std::string_view value) {
+  for (const method_name& m : method_names)
+    if (m.name == value) return m.method;
+  throw usage_error("option '--method' has unknown value " + quote_value(value) +
+                    " (expected exact|refined|compensated|double-double|naive)");
+}
+
+// A whole decimal number in [lo, hi] (digits only).
+std::uint64_t parse_count_option(std::string_view name, std::string_view value, std::uint64_t lo,
+                                 std::uint64_t hi, std::string_view what) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || value[0] == '+' || ec != std::errc{} ||
+      end != value.data() + value.size() || v < lo || v > hi)
+    throw usage_error("option '" + std::string(name) + "' needs " + std::string(what) + ", got " +
+                      quote_value(value));
+  return v;
+}
+
+// ---- reading operands ----
 
 // "M x N, K entries"
 std::string size_text(const exala::io::array& a) {
@@ -75,14 +171,249 @@ std::string size_text(const exala::io::array& a) {
          std::to_string(a.values.size()) + (a.values.size() == 1 ? " entry" : " entries");
 }
 
-result run_dot(const operand_list& files, const exala::exec& ex) {
+// "FILE (M x N, K entries)"
+std::string describe(const std::string& file, const exala::io::array& a) {
+  return exala::io::printable(file, 4096) + " (" + size_text(a) + ")";
+}
+
+std::string entries(std::int64_t n) {
+  return std::to_string(n) + (n == 1 ? " entry" : " entries");
+}
+
+// The library rejects null pointers; an empty vector may have none.
+const double* data_of(const std::vector<double>& v) {
+  static const double dummy = 0.0;
+  return v.empty() ? &dummy : v.data();
+}
+double* data_of(std::vector<double>& v) {
+  static double dummy = 0.0;
+  return v.empty() ? &dummy : v.data();
+}
+
+std::int64_t ld(std::int64_t rows) { return std::max<std::int64_t>(1, rows); }
+
+// ---- commands ----
+
+result run_sum(const invocation& inv) {
+  const exala::io::array x = exala::io::read_array_file(inv.args[0]);
+  return result::of_scalar(exala::sum(x.values, inv.ex));
+}
+
+result run_asum(const invocation& inv) {
+  const exala::io::array x = exala::io::read_array_file(inv.args[0]);
+  return result::of_scalar(exala::asum(x.values, inv.ex));
+}
+
+result run_dot(const invocation& inv) {
+  const operand_list& files = inv.args;
   const exala::io::array x = exala::io::read_array_file(files[0]);
   const exala::io::array y = exala::io::read_array_file(files[1]);
   if (x.values.size() != y.values.size())
-    throw usage_error("dot: " + exala::io::printable(files[0], 4096) + " (" + size_text(x) +
-                      ") and " + exala::io::printable(files[1], 4096) + " (" + size_text(y) +
-                      ") differ in size");
-  return result::of_scalar(exala::dot(x.values, y.values, ex));
+    throw usage_error("dot: " + describe(files[0], x) + " and " + describe(files[1], y) +
+                      " differ in size");
+  return result::of_scalar(exala::dot(x.values, y.values, inv.ex));
+}
+
+// alpha and beta of gemv / gemm: beta defaults to 1 when the matrix it scales
+// (named by `addend`) is given, and to 0 otherwise, where it may not be set.
+struct scalars {
+  double alpha = 1.0;
+  double beta = 0.0;
+};
+scalars parse_scalars(const invocation& inv, std::string_view addend) {
+  scalars s;
+  if (const auto a = inv.get("--alpha")) s.alpha = parse_real_option("--alpha", *a);
+  const bool have_addend = inv.get(addend).has_value();
+  s.beta = have_addend ? 1.0 : 0.0;
+  if (const auto b = inv.get("--beta")) {
+    if (!have_addend)
+      throw usage_error("option '--beta' needs '" + std::string(addend) + "' (the operand it scales)");
+    s.beta = parse_real_option("--beta", *b);
+  }
+  return s;
+}
+
+std::string op_name(exala::transpose t, std::string_view m) {
+  return t == exala::transpose::none ? std::string(m) : std::string(m) + "^T";
+}
+
+// y = alpha op(A) x + beta y, one rounding per entry.
+result run_gemv(const invocation& inv) {
+  const exala::transpose t = parse_transpose("--trans", inv.get("--trans").value_or("N"));
+  const scalars s = parse_scalars(inv, "--y");
+  const exala::io::array a = exala::io::read_array_file(inv.args[0]);
+  const exala::io::array x = exala::io::read_array_file(inv.args[1]);
+  const bool none = t == exala::transpose::none;
+  const std::int64_t rows = none ? a.rows : a.cols;   // of op(A)
+  const std::int64_t inner = none ? a.cols : a.rows;  // columns of op(A)
+  const std::string op_shape =
+      op_name(t, "A") + " is " + std::to_string(rows) + " x " + std::to_string(inner);
+  if (static_cast<std::int64_t>(x.values.size()) != inner)
+    throw usage_error("gemv: " + describe(inv.args[1], x) + " does not fit " +
+                      describe(inv.args[0], a) + ": " + op_shape + ", so X needs " +
+                      entries(inner));
+  std::vector<double> y(static_cast<std::size_t>(rows), 0.0);
+  if (const auto yfile = inv.get("--y")) {
+    exala::io::array yin = exala::io::read_array_file(std::string(*yfile));
+    if (static_cast<std::int64_t>(yin.values.size()) != rows)
+      throw usage_error("gemv: " + describe(std::string(*yfile), yin) + " does not fit " +
+                        describe(inv.args[0], a) + ": " + op_shape + ", so Y needs " +
+                        entries(rows));
+    y = std::move(yin.values);
+  }
+  exala::gemv(exala::layout::col_major, t, a.rows, a.cols, s.alpha, data_of(a.values),
+              ld(a.rows), data_of(x.values), 1, s.beta, data_of(y), 1, inv.ex);
+  return result::of_matrix(rows, 1, std::move(y));
+}
+
+// C = alpha op(A) op(B) + beta C, one rounding per entry.
+result run_gemm(const invocation& inv) {
+  const exala::transpose ta = parse_transpose("--transa", inv.get("--transa").value_or("N"));
+  const exala::transpose tb = parse_transpose("--transb", inv.get("--transb").value_or("N"));
+  const scalars s = parse_scalars(inv, "--c");
+  const exala::io::array a = exala::io::read_array_file(inv.args[0]);
+  const exala::io::array b = exala::io::read_array_file(inv.args[1]);
+  const bool na = ta == exala::transpose::none, nb = tb == exala::transpose::none;
+  const std::int64_t m = na ? a.rows : a.cols, k = na ? a.cols : a.rows;
+  const std::int64_t kb = nb ? b.rows : b.cols, n = nb ? b.cols : b.rows;
+  if (k != kb)
+    throw usage_error("gemm: " + describe(inv.args[0], a) + " and " + describe(inv.args[1], b) +
+                      " do not fit: " + op_name(ta, "A") + " is " + std::to_string(m) + " x " +
+                      std::to_string(k) + " and " + op_name(tb, "B") + " is " +
+                      std::to_string(kb) + " x " + std::to_string(n));
+  std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+  if (const auto cfile = inv.get("--c")) {
+    exala::io::array cin = exala::io::read_array_file(std::string(*cfile));
+    if (cin.rows != m || cin.cols != n)
+      throw usage_error("gemm: " + describe(std::string(*cfile), cin) + " does not fit: " +
+                        op_name(ta, "A") + " " + op_name(tb, "B") + " is " + std::to_string(m) +
+                        " x " + std::to_string(n));
+    c = std::move(cin.values);
+  }
+  exala::gemm(exala::layout::col_major, ta, tb, m, n, k, s.alpha, data_of(a.values), ld(a.rows),
+              data_of(b.values), ld(b.rows), s.beta, data_of(c), ld(m), inv.ex);
+  return result::of_matrix(m, n, std::move(c));
+}
+
+// The plain substitution loop (no compensation, no extra precision): the
+// textbook x_i = (b_i - sum_j op(T)_ij x_j) / op(T)_ii, the sum taken in the
+// order j = first .. i-1 of the solve, every operation rounded to nearest.
+// T is n x n column-major. An exact zero on a non-unit diagonal is reported
+// as the library's methods report it.
+void naive_trsv(exala::uplo ul, exala::transpose t, exala::diag dg, std::int64_t n,
+                const double* a, double* x) {
+  const auto at = [a, n, t](std::int64_t i, std::int64_t j) {  // op(T)_ij
+    return t == exala::transpose::none ? a[i + j * n] : a[j + i * n];
+  };
+  const bool forward = (ul == exala::uplo::lower) == (t == exala::transpose::none);
+  for (std::int64_t step = 0; step < n; ++step) {
+    const std::int64_t i = forward ? step : n - 1 - step;
+    double s = x[i];
+    if (forward) {
+      for (std::int64_t j = 0; j < i; ++j) s -= at(i, j) * x[j];
+    } else {
+      for (std::int64_t j = n - 1; j > i; --j) s -= at(i, j) * x[j];
+    }
+    if (dg == exala::diag::non_unit) {
+      const double d = at(i, i);
+      if (d == 0.0) throw exala::singular_matrix("trsv", i);
+      s /= d;
+    }
+    x[i] = s;
+  }
+}
+
+// op(T) x = b by the chosen method.
+result run_trsv(const invocation& inv) {
+  const exala::uplo ul = parse_uplo(inv.get("--uplo").value_or("L"));
+  const exala::transpose t = parse_transpose("--trans", inv.get("--trans").value_or("N"));
+  const exala::diag dg = parse_diag(inv.get("--diag").value_or("N"));
+  const std::string_view method_text = inv.get("--method").value_or("exact");
+  const trsv_method method = parse_method(method_text);
+  const bool exact = method == trsv_method::exact || method == trsv_method::refined;
+  if (!exact && inv.rounding_given && inv.ex.mode != exala::rounding::to_nearest_even)
+    throw usage_error("option '--rounding' applies to --method exact and refined only (" +
+                      std::string(method_text) + " rounds every operation to nearest)");
+  const exala::io::array a = exala::io::read_array_file(inv.args[0]);
+  exala::io::array b = exala::io::read_array_file(inv.args[1]);
+  if (a.rows != a.cols)
+    throw usage_error("trsv: " + describe(inv.args[0], a) + " is not square");
+  const std::int64_t n = a.rows;
+  if (static_cast<std::int64_t>(b.values.size()) != n)
+    throw usage_error("trsv: " + describe(inv.args[1], b) + " does not fit " +
+                      describe(inv.args[0], a) + ": B needs " + entries(n));
+  std::vector<double>& x = b.values;
+  const auto lay = exala::layout::col_major;
+  const double* tp = data_of(a.values);
+  switch (method) {
+    case trsv_method::exact:
+      exala::trsv(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, inv.ex);
+      break;
+    case trsv_method::refined:
+      exala::trsv_exact_refined(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, 8, inv.ex);
+      break;
+    case trsv_method::compensated:
+      exala::trsv_compensated(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
+      break;
+    case trsv_method::double_double:
+      exala::trsv_double_double(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
+      break;
+    case trsv_method::naive:
+      naive_trsv(ul, t, dg, n, tp, data_of(x));
+      break;
+  }
+  return result::of_matrix(n, 1, std::move(x));
+}
+
+// DIR/T.mtx, DIR/b.mtx and (with MPFR) DIR/x_exact.mtx of an ill-conditioned
+// lower-triangular system.
+result run_generate(const invocation& inv) {
+  if (inv.args[0] != "trsv")
+    throw usage_error("generate: unknown problem " + quote_value(inv.args[0]) + " (expected trsv)");
+  const auto n_text = inv.get("--n");
+  if (!n_text) throw usage_error("generate trsv needs '--n N'");
+  const auto n = static_cast<std::int64_t>(parse_count_option(
+      "--n", *n_text, 1, max_generate_n,
+      "an integer from 1 to " + std::to_string(max_generate_n)));
+  const auto cond_text = inv.get("--cond");
+  if (!cond_text) throw usage_error("generate trsv needs '--cond C'");
+  const double cond = parse_real_option("--cond", *cond_text);
+  if (!(cond >= 1.0) || std::isinf(cond))
+    throw usage_error("option '--cond' needs a finite number >= 1, got " + quote_value(*cond_text));
+  std::uint64_t seed = 1;
+  if (const auto s = inv.get("--seed"))
+    seed = parse_count_option("--seed", *s, 0, UINT64_MAX, "a non-negative integer");
+  if (inv.output.empty()) throw usage_error("generate trsv needs '-o DIR'");
+  if (inv.rounding_given) throw usage_error("option '--rounding' does not apply to 'generate'");
+
+  const std::string& dir = inv.output;
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw exala::io::file_error(dir, 0, "exists and is not a directory");
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw exala::io::file_error(dir, 0, "cannot create directory: " + ec.message());
+
+  const exala::trsv_problem p = exala::generate_ill_conditioned_trsv(n, cond, seed);
+  // T is row-major; the file is column-major.
+  std::vector<double> tcol(static_cast<std::size_t>(n * n));
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      tcol[static_cast<std::size_t>(i + j * n)] = p.t[static_cast<std::size_t>(i * n + j)];
+  const std::filesystem::path base(dir);
+  exala::io::write_array_file((base / "T.mtx").string(), n, n, tcol);
+  exala::io::write_array_file((base / "b.mtx").string(), n, 1, p.b);
+  const std::filesystem::path xfile = base / "x_exact.mtx";
+  try {
+    const std::vector<double> x = exala::trsv_mpfr_solution(
+        exala::layout::row_major, exala::uplo::lower, exala::transpose::none,
+        exala::diag::non_unit, n, p.t.data(), n, p.b.data(), 1);
+    exala::io::write_array_file(xfile.string(), n, 1, x);
+  } catch (const exala::not_compiled_in&) {
+    std::filesystem::remove(xfile, ec);  // never leave a stale one beside new T and b
+    std::cerr << "exala: note: MPFR is not compiled in: " << exala::io::printable(xfile.string(), 4096)
+              << " not written\n";
+  }
+  return result::nothing();
 }
 
 struct command {
@@ -90,7 +421,8 @@ struct command {
   std::string_view usage;  // the operands, for messages and help
   std::size_t arity;
   std::string_view summary;
-  result (*run)(const operand_list&, const exala::exec&);
+  result (*run)(const invocation&);
+  bool output_is_dir = false;  // -o names a directory the command writes itself
 };
 
 constexpr std::array commands{
@@ -98,6 +430,13 @@ constexpr std::array commands{
     command{"asum", "FILE", 1, "the sum of |entries| of FILE, correctly rounded", run_asum},
     command{"dot", "X Y", 2, "the dot product of the entries of X and Y, correctly rounded",
             run_dot},
+    command{"gemv", "A X", 2, "alpha op(A) x + beta y, each entry correctly rounded", run_gemv},
+    command{"gemm", "A B", 2, "alpha op(A) op(B) + beta C, each entry correctly rounded",
+            run_gemm},
+    command{"trsv", "T B", 2, "the solution x of op(T) x = b (T triangular)", run_trsv},
+    command{"generate", "trsv", 1,
+            "an ill-conditioned system: -o DIR gets T.mtx, b.mtx, x_exact.mtx", run_generate,
+            true},
 };
 
 const command* find_command(std::string_view name) {
@@ -106,16 +445,48 @@ const command* find_command(std::string_view name) {
   return it == commands.end() ? nullptr : &*it;
 }
 
-// ---- options ----
-
-struct invocation {
-  std::string command_name;  // empty: none given
-  operand_list args;
-  exala::exec ex;
-  std::string output;  // -o FILE; empty: stdout
-  bool help = false;
-  bool version = false;
+// Options that belong to some commands only; each takes a value.
+struct command_option {
+  std::string_view name;
+  std::string_view value;     // for help
+  std::string_view commands;  // the commands that take it, separated by spaces
+  std::string_view help;
 };
+
+constexpr std::array command_options{
+    command_option{"--trans", "N|T", "gemv trsv", "op(A) = A (N, default) or its transpose (T)"},
+    command_option{"--transa", "N|T", "gemm", "op(A) = A (default) or A^T"},
+    command_option{"--transb", "N|T", "gemm", "op(B) = B (default) or B^T"},
+    command_option{"--alpha", "a", "gemv gemm", "scale of the product (default 1)"},
+    command_option{"--beta", "b", "gemv gemm", "scale of Y or C (default 1; needs --y or --c)"},
+    command_option{"--y", "Y", "gemv", "the vector y added (default: none, y = 0)"},
+    command_option{"--c", "C", "gemm", "the matrix C added (default: none, C = 0)"},
+    command_option{"--uplo", "L|U", "trsv", "T is lower (default) or upper triangular"},
+    command_option{"--diag", "N|U", "trsv", "non-unit (default) or unit diagonal (not read)"},
+    command_option{"--method", "M", "trsv",
+                   "exact (default), refined, compensated, double-double, naive"},
+    command_option{"--n", "N", "generate", "the order of T, 1 to 20000"},
+    command_option{"--cond", "C", "generate", "the condition number to reach (>= 1)"},
+    command_option{"--seed", "S", "generate", "seed of the generator (default 1)"},
+};
+
+const command_option* find_command_option(std::string_view name) {
+  const auto it = std::find_if(command_options.begin(), command_options.end(),
+                               [name](const command_option& o) { return o.name == name; });
+  return it == command_options.end() ? nullptr : &*it;
+}
+
+bool applies_to(const command_option& o, std::string_view command_name) {
+  std::string_view rest = o.commands;
+  while (!rest.empty()) {
+    const std::size_t space = std::min(rest.find(' '), rest.size());
+    if (rest.substr(0, space) == command_name) return true;
+    rest.remove_prefix(std::min(space + 1, rest.size()));
+  }
+  return false;
+}
+
+// ---- common options ----
 
 // "reference|simd|omp (default simd)", and the ones this build lacks.
 std::string backend_help() {
@@ -166,17 +537,23 @@ constexpr std::array<std::string_view, 5> valued_options{"--backend", "--threads
                                                          "-o", "--output"};
 
 bool takes_value(std::string_view name) {
-  return std::find(valued_options.begin(), valued_options.end(), name) != valued_options.end();
+  return std::find(valued_options.begin(), valued_options.end(), name) != valued_options.end() ||
+         find_command_option(name) != nullptr;
 }
 
-// Applies one of the valued_options.
+// Applies one of the valued_options, or records a command option.
 void apply_valued_option(invocation& inv, std::string_view name, std::string_view value) {
-  if (name == "--backend") {
+  if (find_command_option(name) != nullptr) {
+    const std::string key(name);
+    if (inv.named.find(key) == inv.named.end()) inv.named_order.push_back(key);
+    inv.named[key] = std::string(value);
+  } else if (name == "--backend") {
     inv.ex.backend = exala::parse_backend(value, "--backend");
   } else if (name == "--threads") {
     inv.ex.threads = parse_threads(value);
   } else if (name == "--rounding") {
     inv.ex.mode = parse_rounding(value);
+    inv.rounding_given = true;
   } else {
     if (value.empty()) throw usage_error("option '" + std::string(name) + "' needs a file name");
     inv.output = value;
@@ -231,22 +608,34 @@ void print_help(std::ostream& os) {
   for (const command& c : commands)
     help_line(os, std::string(c.name) + " " + std::string(c.usage), c.summary);
   help_line(os, "help", "show this help");
+  os << "\nCommand options (before or after the operands):\n";
+  for (const command_option& o : command_options)
+    help_line(os, std::string(o.name) + " " + std::string(o.value),
+              std::string(o.help) + " [" + std::string(o.commands) + "]");
   os << "\nOptions (before or after the operands):\n";
   help_line(os, "--backend NAME", backend_help());
   help_line(
       os, "--threads N",
       "threads of the omp backend, 1 to " + std::to_string(max_threads) + " (default: OpenMP's)");
   help_line(os, "--rounding MODE", "nearest|zero|up|down: rounding direction of the result");
-  help_line(os, "", "(default nearest, ties to even)");
+  help_line(os, "", "(default nearest, ties to even; trsv: exact and refined only)");
   help_line(os, "-o, --output FILE", "write the result to FILE as a Matrix Market array file");
+  help_line(os, "", "(generate: the directory that gets the files)");
   help_line(os, "-h, --help", "show this help");
   help_line(os, "--version", "show the version");
   os << "\nInput files: '%%MatrixMarket matrix array real general' (or integer), a size\n"
-        "line 'M N', then M*N values in column-major order. Every entry is used.\n"
-        "Values may be decimal or hex floats (0x1p-1074), inf, -inf, nan. A file\n"
-        "named '-' is standard input.\n\n"
+        "line 'M N', then M*N values in column-major order. Every entry is used;\n"
+        "vectors may have any shape with the right number of entries. Values may be\n"
+        "decimal or hex floats (0x1p-1074), inf, -inf, nan. A file named '-' is\n"
+        "standard input.\n\n"
         "Output: a scalar is printed on one line with 17 significant digits (it reads\n"
-        "back to the same double), or inf, -inf, nan, and -0 for negative zero.\n"
+        "back to the same double), or inf, -inf, nan, and -0 for negative zero. A\n"
+        "vector or matrix (gemv, gemm, trsv) is a Matrix Market array file with the\n"
+        "same 17-digit values. gemv and trsv give an N x 1 column.\n\n"
+        "trsv methods: exact = each x_i correctly rounded from the exact numerator\n"
+        "(reproducible); refined = exact plus iterative refinement; compensated and\n"
+        "double-double = as accurate as twice the working precision; naive = the plain\n"
+        "substitution loop in double.\n"
         "Exit status: 0 on success, 2 on any error (one line on standard error).\n";
 }
 
@@ -256,9 +645,10 @@ void flush_stdout() {
 }
 
 void write_result(const result& r, const std::string& output) {
+  if (r.k == result::kind::none) return;
   if (!output.empty()) {
     exala::io::write_array_file(output, r.rows, r.cols, r.values);
-  } else if (r.scalar) {
+  } else if (r.k == result::kind::scalar) {
     std::cout << exala::io::format_real(r.values[0]) << '\n';
   } else {
     exala::io::write_array(std::cout, r.rows, r.cols, r.values);
@@ -289,11 +679,16 @@ int run(std::span<char* const> argv) {
   if (cmd == nullptr)
     throw usage_error("unknown command '" + exala::io::printable(inv.command_name) +
                       "' (see 'exala --help')");
+  for (const std::string& name : inv.named_order)
+    if (!applies_to(*find_command_option(name), cmd->name))
+      throw usage_error("option '" + name + "' does not apply to '" + std::string(cmd->name) +
+                        "' (see 'exala --help')");
   if (inv.args.size() != cmd->arity)
     throw usage_error(std::string(cmd->name) + " needs " + std::to_string(cmd->arity) + " operand" +
                       (cmd->arity == 1 ? "" : "s") + " (exala " + std::string(cmd->name) + " " +
                       std::string(cmd->usage) + "), got " + std::to_string(inv.args.size()));
-  write_result(cmd->run(inv.args, inv.ex), inv.output);
+  const result r = cmd->run(inv);
+  write_result(r, cmd->output_is_dir ? std::string() : inv.output);
   return exit_ok;
 }
 
