@@ -72,7 +72,6 @@ int thread_count() { return 1; }
 
 // ------------------------------------------------------------------ moduli
 
-constexpr int max_moduli = 8;  // M < 2^192: X fits three limbs
 constexpr std::int64_t modulus_top = (std::int64_t{1} << 24) - (std::int64_t{1} << 10);
 constexpr std::int64_t modulus_floor = (std::int64_t{1} << 24) - (std::int64_t{1} << 16);
 
@@ -85,13 +84,9 @@ constexpr bool kernel_bound_holds() {
 static_assert(kernel_bound_holds(), "residue DGEMM would not be exact");
 
 struct crt_tables {
-  modulus md[max_moduli];
+  garner_consts g;                      // the moduli and the inverses, as doubles
   u64 m[max_moduli];
-  u64 inv[max_moduli][max_moduli];    // inv[s][t] = m_s^-1 mod m_t, s < t
-  u64 shoup[max_moduli][max_moduli];  // floor(inv[s][t] 2^64 / m_t)
-  u64 big_m[max_moduli + 1][x_limbs];   // M_N = m_0 ... m_(N-1)
-  u64 half_m[max_moduli + 1][x_limbs];  // (M_N - 1) / 2 (M_N is odd)
-  int log2_m[max_moduli + 1];           // floor(log2 M_N)
+  int log2_m[max_moduli + 1];           // floor(log2 M_N), M_N = m_0 ... m_(N-1)
 };
 
 bool is_prime(std::int64_t v) {
@@ -113,6 +108,7 @@ u64 inverse_mod(u64 a, u64 m) {  // a invertible mod m (extended Euclid)
   return static_cast<u64>(((s0 % mm) + mm) % mm);
 }
 
+// The largest max_moduli primes below 2^24 - 2^10 (pairwise coprime).
 crt_tables build_tables() {
   crt_tables t{};
   int count = 0;
@@ -123,19 +119,13 @@ crt_tables build_tables() {
     u64 p44 = 1;
     for (int b = 0; b < 44; ++b) p44 = (p44 * 2) % t.m[i];
     const double mh = std::floor(m / 4096.0) * 4096.0;
-    t.md[i] = modulus{m, 1.0 / m, static_cast<double>(p44), mh, m - mh};
+    t.g.md[i] = modulus{m, 1.0 / m, static_cast<double>(p44), mh, m - mh};
   }
   for (int s = 0; s < max_moduli; ++s)
-    for (int u = s + 1; u < max_moduli; ++u) {
-      t.inv[s][u] = inverse_mod(t.m[s], t.m[u]);
-      t.shoup[s][u] = static_cast<u64>((static_cast<u128>(t.inv[s][u]) << 64) / t.m[u]);
-    }
+    for (int u = s + 1; u < max_moduli; ++u)
+      t.g.inv[s][u] = static_cast<double>(inverse_mod(t.m[s], t.m[u]));
   u64 prod[x_limbs] = {1, 0, 0, 0};
   for (int n = 0; n <= max_moduli; ++n) {
-    std::memcpy(t.big_m[n], prod, sizeof prod);
-    // (M - 1) / 2: M is odd, so clear bit 0 and shift right by one.
-    for (int l = 0; l < x_limbs; ++l)
-      t.half_m[n][l] = (prod[l] >> 1) | (l + 1 < x_limbs ? prod[l + 1] << 63 : 0);
     t.log2_m[n] = top_bit(prod, x_limbs);
     if (n == max_moduli) break;
     u64 carry = 0;
@@ -153,37 +143,58 @@ const crt_tables& tables() {
   return t;
 }
 
-// x w mod m for a constant w < m with wp = floor(w 2^64 / m) (Shoup 2008):
-// exact for every x < 2^64.
-inline u64 mulmod(u64 x, u64 w, u64 wp, u64 m) noexcept {
-  const u64 q = static_cast<u64>((static_cast<u128>(x) * wp) >> 64);
-  u64 r = x * w - q * m;  // in [0, 2m), computed mod 2^64
-  return r >= m ? r - m : r;
-}
-
-// X mod M_N in [0, M_N) from the residues c_t (|c_t| < m_t/2 + 8, stored
-// `stride` doubles apart), by Garner's mixed-radix algorithm (Knuth, TAOCP
-// vol. 2, 4.3.2): y = v_0 + m_0 (v_1 + m_1 (v_2 + ...)), all integer.
-inline void garner(const double* c, std::int64_t stride, int n, const crt_tables& T,
-                   u64 y[x_limbs]) noexcept {
-  u64 v[max_moduli] = {};
-  for (int t = 0; t < n; ++t) {
-    const auto ci = static_cast<std::int64_t>(c[t * stride]);  // an exact integer
-    const u64 mt = T.m[t];
-    u64 x = ci < 0 ? static_cast<u64>(ci + static_cast<std::int64_t>(mt)) : static_cast<u64>(ci);
-    // v_s < 2^24 < 2 m_t, so x + 2 m_t - v_s > 0.
-    for (int s = 0; s < t; ++s) x = mulmod(x + 2 * mt - v[s], T.inv[s][t], T.shoup[s][t], mt);
-    v[t] = x;
+// X from its balanced mixed-radix digits (the kernels' garner):
+// X = v_0 + m_0 (v_1 + m_1 (v_2 + ...)) exactly, by Horner's rule in two's
+// complement on x_limbs 64-bit limbs (the value is below 2^192 in magnitude,
+// so the arithmetic mod 2^256 is exact); returns the magnitude and sign.
+// Why this is X itself and not X + jM: the digits satisfy |v_t| < m_t/2 + 8,
+// so |Y| <= sum_t (m_t/2 + 8) m_0...m_(t-1) < (M/2)(1 + 2^-20), while the plan
+// keeps |X| < M/4 (M >= 2^(2 + ceil(log2 k) + wa + wb)); Y = X (mod M) and
+// |Y - X| < M force Y = X.
+inline void horner(const double* v, std::int64_t count, int n, const crt_tables& T,
+                   u64 mag[x_limbs], bool& neg) noexcept {
+  if (n <= 5) {  // |X| < 2^120: signed 128-bit arithmetic
+    __int128 y = static_cast<std::int64_t>(v[(n - 1) * count]);
+    for (int t = n - 2; t >= 0; --t)
+      y = y * static_cast<std::int64_t>(T.m[t]) + static_cast<std::int64_t>(v[t * count]);
+    neg = y < 0;
+    const u128 a = neg ? static_cast<u128>(-y) : static_cast<u128>(y);
+    mag[0] = static_cast<u64>(a);
+    mag[1] = static_cast<u64>(a >> 64);
+    mag[2] = mag[3] = 0;
+    return;
   }
-  y[0] = v[n - 1];
-  for (int l = 1; l < x_limbs; ++l) y[l] = 0;
+  u64 y[x_limbs];
+  const auto top = static_cast<std::int64_t>(v[(n - 1) * count]);
+  y[0] = static_cast<u64>(top);
+  for (int l = 1; l < x_limbs; ++l) y[l] = top < 0 ? ~u64{0} : 0;
   for (int t = n - 2; t >= 0; --t) {
-    u64 carry = v[t];
+    const auto d = static_cast<std::int64_t>(v[t * count]);
+    // y * m_t mod 2^256 (two's complement), then + d sign-extended
+    u64 carry = 0;
     for (int l = 0; l < x_limbs; ++l) {
       const u128 p = static_cast<u128>(y[l]) * T.m[t] + carry;
       y[l] = static_cast<u64>(p);
       carry = static_cast<u64>(p >> 64);
     }
+    u128 acc = static_cast<u128>(y[0]) + static_cast<u64>(d);
+    y[0] = static_cast<u64>(acc);
+    const u64 ext = d < 0 ? ~u64{0} : 0;
+    for (int l = 1; l < x_limbs; ++l) {
+      acc = static_cast<u128>(y[l]) + ext + static_cast<u64>(acc >> 64);
+      y[l] = static_cast<u64>(acc);
+    }
+  }
+  neg = (y[x_limbs - 1] >> 63) != 0;
+  if (neg) {  // magnitude = -y
+    u64 c = 1;
+    for (int l = 0; l < x_limbs; ++l) {
+      const u128 t = static_cast<u128>(~y[l]) + c;
+      mag[l] = static_cast<u64>(t);
+      c = static_cast<u64>(t >> 64);
+    }
+  } else {
+    for (int l = 0; l < x_limbs; ++l) mag[l] = y[l];
   }
 }
 
@@ -337,17 +348,8 @@ inline void to_integer(double x, int scale, bool two_limbs, double& hi, double& 
   }
 }
 
-// The scaled operand: op(A) column-major (element (i, l) at lo[i + l m]) or
-// op(B) row-major (element (l, j) at lo[l n + j]), hi only for two limbs.
-struct scaled_operand {
-  std::vector<double> lo, hi;
-  bool two_limbs = false;
-};
-
-// Fills lines [q0, q1) of the scaled operand. Line q, element l of the source
-// is at src[q * sld + l] (contiguous) or src[q + l * sld]; in the destination
-// at dst[q + l * dld] (op(A): lines are rows, column-major) when lines_are_fast,
-// else dst[q * dld + l]... see the two callers.
+// Element l of line q of a matrix: base[q * ld + l] (contiguous lines) or
+// base[q + l * ld].
 struct line_access {
   const double* src;
   std::int64_t sld;
@@ -391,7 +393,8 @@ struct plan {
   bool exact = true;  // no line is truncated
 };
 
-// Smallest N with M_N >= 2^(1 + ceil(log2 k) + wa + wb), i.e. M_N > 2 |X|.
+// Smallest N with M_N >= 2^(2 + ceil(log2 k) + wa + wb), i.e. M_N > 4 |X|
+// (the balanced reconstruction needs |X| < M/4, see horner).
 int moduli_for(int bits_needed, const crt_tables& T) {
   for (int n = 1; n <= max_moduli; ++n)
     if (T.log2_m[n] >= bits_needed) return n;
@@ -405,7 +408,7 @@ plan make_plan(int pa, int pb, std::int64_t k, const crt_tables& T) {
   const int c = ceil_log2(k);
   constexpr int width_cap = 97;  // two limbs: hi < 2^53 after >> 44
   int wa = std::max(1, std::min(pa, width_cap)), wb = std::max(1, std::min(pb, width_cap));
-  const int budget = T.log2_m[max_moduli] - 1 - c;  // wa + wb allowed with max_moduli
+  const int budget = T.log2_m[max_moduli] - 2 - c;  // wa + wb allowed with max_moduli
   while (wa + wb > budget) {
     if (wa >= wb) --wa;
     else --wb;
@@ -413,7 +416,7 @@ plan make_plan(int pa, int pb, std::int64_t k, const crt_tables& T) {
   p.wa = wa;
   p.wb = wb;
   p.exact = wa >= pa && wb >= pb;
-  p.moduli = moduli_for(1 + c + wa + wb, T);
+  p.moduli = moduli_for(2 + c + wa + wb, T);
   return p;
 }
 
@@ -452,10 +455,24 @@ struct aligned_buffer {
   ~aligned_buffer() { release(); }
 };
 
+// The buffers of one thread: scaled blocks of op(A) (mt x kc, column-major)
+// and op(B) (kc x nt, row-major), their packed residues, the residue planes
+// of a tile (one per modulus) and the Garner digits of one tile column.
 struct thread_work {
-  aligned_buffer ap, bp, cres;
+  aligned_buffer a_lo, a_hi, b_lo, b_hi, ap, bp, cres, digits;
   std::vector<std::pair<std::int64_t, std::int64_t>> fallback;
 };
+
+// Workspace kept by each thread between calls (the buffers are reused, not
+// returned to the system: fresh pages cost a page fault each, ~15% of a
+// 2000^3 product on a VM), up to keep_bytes; larger ones are freed on exit.
+constexpr std::size_t keep_bytes = std::size_t{48} << 20;
+thread_local thread_work cached_work;
+
+std::size_t bytes_of(const thread_work& w) {
+  return sizeof(double) * (w.a_lo.n + w.a_hi.n + w.b_lo.n + w.b_hi.n + w.ap.n + w.bp.n + w.cres.n +
+                           w.digits.n);
+}
 
 thread_local crt_stats stats_tls;
 
@@ -527,98 +544,167 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   const int clog2k = ceil_log2(k);
   for (std::int64_t i = 0; i < m; ++i) rs[i] = scale_of(rows[i], pl.wa, k, clog2k);
   for (std::int64_t j = 0; j < n; ++j) cs[j] = scale_of(cols[j], pl.wb, k, clog2k);
-  scaled_operand sa, sb;
-  sa.two_limbs = pl.wa > 53;
-  sb.two_limbs = pl.wb > 53;
-  sa.lo.resize(static_cast<std::size_t>(m * k));
-  sb.lo.resize(static_cast<std::size_t>(k * n));
-  if (sa.two_limbs) sa.hi.resize(sa.lo.size());
-  if (sb.two_limbs) sb.hi.resize(sb.lo.size());
-  // op(A) into column-major (i + l m), op(B) into row-major (l n + j), in
-  // blocks of 64 x 64 so that transposing reads and writes stay in cache.
-  auto fill = [&](std::int64_t blk) {
-    constexpr std::int64_t bs = 64;
-    const std::int64_t mb = (m + bs - 1) / bs, kb = (k + bs - 1) / bs;
-    const std::int64_t na = mb * kb;
-    double hi = 0, lo = 0;
-    if (blk < na) {
-      const std::int64_t i0 = (blk % mb) * bs, l0 = (blk / mb) * bs;
-      const std::int64_t i1 = std::min(m, i0 + bs), l1 = std::min(k, l0 + bs);
-      for (std::int64_t l = l0; l < l1; ++l)
-        for (std::int64_t i = i0; i < i1; ++i) {
-          convert(A.get(i, l), rs[i], sa.two_limbs, hi, lo);
-          sa.lo[i + l * m] = lo;
-          if (sa.two_limbs) sa.hi[i + l * m] = hi;
-        }
-    } else {
-      blk -= na;
-      const std::int64_t nb = (n + bs - 1) / bs;
-      const std::int64_t j0 = (blk % nb) * bs, l0 = (blk / nb) * bs;
-      const std::int64_t j1 = std::min(n, j0 + bs), l1 = std::min(k, l0 + bs);
-      for (std::int64_t l = l0; l < l1; ++l)
-        for (std::int64_t j = j0; j < j1; ++j) {
-          convert(B.get(j, l), cs[j], sb.two_limbs, hi, lo);
-          sb.lo[l * n + j] = lo;
-          if (sb.two_limbs) sb.hi[l * n + j] = hi;
-        }
-    }
-  };
-  const std::int64_t fill_blocks = ((m + 63) / 64) * ((k + 63) / 64) + ((n + 63) / 64) * ((k + 63) / 64);
-  if (threads > 1) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (std::int64_t b = 0; b < fill_blocks; ++b) fill(b);
-  } else {
-    for (std::int64_t b = 0; b < fill_blocks; ++b) fill(b);
+  const bool two_a = pl.wa > 53, two_b = pl.wb > 53;
+  // Fast conversion (two exact multiplications per element) when every line
+  // is one-limb and untruncated, and none holds inf or NaN (zero lines have
+  // factors 1 and give zeros anyway).
+  std::vector<double> fa1(static_cast<std::size_t>(m)), fa2(static_cast<std::size_t>(m));
+  std::vector<double> fb1(static_cast<std::size_t>(n)), fb2(static_cast<std::size_t>(n));
+  bool simple_a = !two_a, simple_b = !two_b;
+  for (std::int64_t i = 0; i < m; ++i) {
+    fa1[i] = rs[i].f1, fa2[i] = rs[i].f2;
+    simple_a = simple_a && !rows[i].special && !rs[i].truncated;
+  }
+  for (std::int64_t j = 0; j < n; ++j) {
+    fb1[j] = cs[j].f1, fb2[j] = cs[j].f2;
+    simple_b = simple_b && !cols[j].special && !cs[j].truncated;
   }
 
-  // 3. Tiles of C: all moduli, then the reconstruction, per tile.
+  // 3. Tiles of C (mt x nt): for each modulus, the residue DGEMM of the
+  // tile (Goto's loops: k in steps of kc, one packed B panel per step reused
+  // by row chunks of mcb, one packed A block per chunk), then the
+  // reconstruction and the rounding of every entry of the tile.
   const std::int64_t mr = ks.mr, nr = ks.nr;
-  std::int64_t mt, nt, kc;
-  if (block > 0) {
-    mt = round_up(std::min<std::int64_t>(block, m), mr);
+  std::int64_t mcb, mt, nt, kc;
+  if (block > 0) {  // tests vary it: every loop and edge then gets exercised
+    mcb = round_up(std::min<std::int64_t>(block, m), mr);
+    mt = 2 * mcb;
     nt = round_up(std::min<std::int64_t>(block, n), nr);
     kc = std::min<std::int64_t>(block, max_kc);
   } else {
-    mt = round_up(std::min<std::int64_t>(m, 192), mr);
-    const std::int64_t pieces = (n + 1023) / 1024;
+    // Defaults measured on Zen 5 (1 MB L2, 32 MB L3): the packed A block
+    // (192 x 128 doubles) stays in L2, the B panel (128 x nt) in L3, and a
+    // tile's residue planes (up to 8 x 576 x 768 doubles) in L3 as well.
+    constexpr std::int64_t tile_rows = 576, tile_cols = 768, chunk_rows = 192;
+    mcb = round_up(std::min<std::int64_t>(m, chunk_rows), mr);
+    const std::int64_t mpieces = (m + tile_rows - 1) / tile_rows;
+    mt = round_up((m + mpieces - 1) / mpieces, mcb);
+    const std::int64_t pieces = (n + tile_cols - 1) / tile_cols;
     nt = round_up((n + pieces - 1) / pieces, nr);
     kc = max_kc;
-    // enough tiles for the threads (4 per thread where the rows allow it)
-    while (threads > 1 && mt > 2 * mr && ((m + mt - 1) / mt) * ((n + nt - 1) / nt) < 4 * threads)
-      mt = round_up(mt / 2, mr);
+    // enough tiles for the threads (4 per thread where the sizes allow it)
+    while (threads > 1 && ((m + mt - 1) / mt) * ((n + nt - 1) / nt) < 4 * threads) {
+      if (mt > mcb) mt = round_up(mt / 2, mcb);
+      else if (nt > 4 * nr) nt = round_up(nt / 2, nr);
+      else break;
+    }
   }
   const std::int64_t mtiles = (m + mt - 1) / mt, ntiles = (n + nt - 1) / nt;
   const std::int64_t ntile = mtiles * ntiles;
   const int nthreads = static_cast<int>(std::min<std::int64_t>(threads, ntile));
-  std::vector<thread_work> work(static_cast<std::size_t>(std::max(nthreads, 1)));
-  for (thread_work& w : work) {
-    w.ap.resize(static_cast<std::size_t>(mt * kc));
+  // Each thread's workspace (its cached one, grown as needed); the fallback
+  // lists are collected after the tiles.
+  auto prepare = [&](thread_work& w) {
+    w.a_lo.resize(static_cast<std::size_t>(mt * kc));
+    w.b_lo.resize(static_cast<std::size_t>(kc * nt));
+    if (two_a) w.a_hi.resize(static_cast<std::size_t>(mt * kc));
+    if (two_b) w.b_hi.resize(static_cast<std::size_t>(kc * nt));
+    w.ap.resize(static_cast<std::size_t>(mcb * kc));
     w.bp.resize(static_cast<std::size_t>(kc * nt));
     w.cres.resize(static_cast<std::size_t>(nmod * mt * nt));
-  }
+    w.digits.resize(static_cast<std::size_t>(nmod * mt));
+    w.fallback.clear();
+  };
+  auto release = [](thread_work& w) {
+    if (bytes_of(w) <= keep_bytes) return;
+    for (aligned_buffer* b : {&w.a_lo, &w.a_hi, &w.b_lo, &w.b_hi, &w.ap, &w.bp, &w.cres, &w.digits})
+      b->release();
+    w.fallback = {};
+  };
+  std::vector<std::pair<std::int64_t, std::int64_t>> todo;
 
   const scalar alpha = unpack(p.alpha);
   const bool beta_zero = p.beta == 0.0;
   const scalar beta = unpack(beta_zero ? 0.0 : p.beta);
-  // Limbs of X and of X +- D: |X| < M/2 and D <= M, so |X| + D < 2^(log2 M + 2).
-  const int xn = (T.log2_m[nmod] + 2) / 64 + 1;
+  // Limbs of X and of X +- D: |X| < M/4 and D <= M/2, so |X| + D < M <= 2^(log2 M + 1).
+  const int xn = (T.log2_m[nmod] + 1) / 64 + 1;
 
   auto do_tile = [&](std::int64_t tile, thread_work& w) {
     const std::int64_t i0 = (tile % mtiles) * mt, j0 = (tile / mtiles) * nt;
-    const std::int64_t mc = std::min(mt, m - i0), ncol = std::min(nt, n - j0);
+    const std::int64_t mrows = std::min(mt, m - i0), ncol = std::min(nt, n - j0);
     const std::int64_t ldc = mt, plane = mt * nt;
-    for (int t = 0; t < nmod; ++t) {
-      const modulus& md = T.md[t];
-      double* cres = w.cres.p + t * plane;
-      for (std::int64_t pc = 0; pc < k; pc += kc) {
-        const std::int64_t kb = std::min(kc, k - pc);
-        ks.pack_b(sb.two_limbs ? sb.hi.data() + pc * n + j0 : nullptr, sb.lo.data() + pc * n + j0, n,
-                  kb, ncol, md, w.bp.p);
-        ks.pack_a(sa.two_limbs ? sa.hi.data() + i0 + pc * m : nullptr, sa.lo.data() + i0 + pc * m, m,
-                  mc, kb, md, w.ap.p);
-        for (std::int64_t jr = 0; jr < ncol; jr += nr)
-          for (std::int64_t ir = 0; ir < mc; ir += mr)
-            ks.kernel(kb, w.ap.p + ir * kb, w.bp.p + jr * kb, cres + jr * ldc + ir, ldc, pc == 0, md);
+    double* const alo = w.a_lo.p;
+    double* const ahi = two_a ? w.a_hi.p : nullptr;
+    double* const blo = w.b_lo.p;
+    double* const bhi = two_b ? w.b_hi.p : nullptr;
+    for (std::int64_t pc = 0; pc < k; pc += kc) {
+      const std::int64_t kb = std::min(kc, k - pc);
+      // The scaled integers of this k-step: op(A) rows [i0, i0 + mrows)
+      // column-major (ld mrows), op(B) columns [j0, j0 + ncol) row-major (ld
+      // ncol), read along the contiguous direction of the source.
+      double hi = 0, lo = 0;
+      auto put_a = [&](std::int64_t i, std::int64_t l) {
+        convert(A.get(i, l), rs[i], two_a, hi, lo);
+        const std::int64_t d = (i - i0) + (l - pc) * mrows;
+        alo[d] = lo;
+        if (two_a) ahi[d] = hi;
+      };
+      auto put_b = [&](std::int64_t j, std::int64_t l) {
+        convert(B.get(j, l), cs[j], two_b, hi, lo);
+        const std::int64_t d = (l - pc) * ncol + (j - j0);
+        blo[d] = lo;
+        if (two_b) bhi[d] = hi;
+      };
+      // A transposing copy goes in strips of 8 lines, so that both the reads
+      // (8 streams) and the writes (8 consecutive values) stay in cache lines.
+      if (simple_a && A.contiguous) {
+        for (std::int64_t i1 = i0; i1 < i0 + mrows; i1 += 8) {
+          const std::int64_t w8 = std::min<std::int64_t>(8, i0 + mrows - i1);
+          for (std::int64_t l = pc; l < pc + kb; ++l) {
+            double* dst = alo + (i1 - i0) + (l - pc) * mrows;
+            for (std::int64_t u = 0; u < w8; ++u)
+              dst[u] = (A.src[(i1 + u) * A.sld + l] * fa1[i1 + u]) * fa2[i1 + u];
+          }
+        }
+      } else if (simple_a) {
+        for (std::int64_t l = pc; l < pc + kb; ++l) {
+          const double* src = A.src + l * A.sld;
+          double* dst = alo + (l - pc) * mrows - i0;
+          for (std::int64_t i = i0; i < i0 + mrows; ++i) dst[i] = (src[i] * fa1[i]) * fa2[i];
+        }
+      } else if (A.contiguous) {
+        for (std::int64_t i1 = i0; i1 < i0 + mrows; i1 += 8)
+          for (std::int64_t l = pc; l < pc + kb; ++l)
+            for (std::int64_t i = i1; i < std::min(i1 + 8, i0 + mrows); ++i) put_a(i, l);
+      } else {
+        for (std::int64_t l = pc; l < pc + kb; ++l)
+          for (std::int64_t i = i0; i < i0 + mrows; ++i) put_a(i, l);
+      }
+      if (simple_b && B.contiguous) {
+        for (std::int64_t j1 = j0; j1 < j0 + ncol; j1 += 8) {
+          const std::int64_t w8 = std::min<std::int64_t>(8, j0 + ncol - j1);
+          for (std::int64_t l = pc; l < pc + kb; ++l) {
+            double* dst = blo + (l - pc) * ncol + (j1 - j0);
+            for (std::int64_t u = 0; u < w8; ++u)
+              dst[u] = (B.src[(j1 + u) * B.sld + l] * fb1[j1 + u]) * fb2[j1 + u];
+          }
+        }
+      } else if (simple_b) {
+        for (std::int64_t l = pc; l < pc + kb; ++l) {
+          const double* src = B.src + l * B.sld;
+          double* dst = blo + (l - pc) * ncol - j0;
+          for (std::int64_t j = j0; j < j0 + ncol; ++j) dst[j] = (src[j] * fb1[j]) * fb2[j];
+        }
+      } else if (B.contiguous) {
+        for (std::int64_t j1 = j0; j1 < j0 + ncol; j1 += 8)
+          for (std::int64_t l = pc; l < pc + kb; ++l)
+            for (std::int64_t j = j1; j < std::min(j1 + 8, j0 + ncol); ++j) put_b(j, l);
+      } else {
+        for (std::int64_t l = pc; l < pc + kb; ++l)
+          for (std::int64_t j = j0; j < j0 + ncol; ++j) put_b(j, l);
+      }
+      for (int t = 0; t < nmod; ++t) {
+        const modulus& md = T.g.md[t];
+        double* cres = w.cres.p + t * plane;
+        ks.pack_b(bhi, blo, ncol, kb, ncol, md, w.bp.p);
+        for (std::int64_t ic = 0; ic < mrows; ic += mcb) {
+          const std::int64_t mc = std::min(mcb, mrows - ic);
+          ks.pack_a(ahi ? ahi + ic : nullptr, alo + ic, mrows, mc, kb, md, w.ap.p);
+          for (std::int64_t jr = 0; jr < ncol; jr += nr)
+            for (std::int64_t ir = 0; ir < mc; ir += mr)
+              ks.kernel(kb, w.ap.p + ir * kb, w.bp.p + jr * kb, cres + jr * ldc + ic + ir, ldc, pc == 0,
+                        md);
+        }
       }
     }
     // Reconstruction and rounding.
@@ -626,23 +712,14 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
       const std::int64_t j = j0 + q;
       const line_scale& sj = cs[j];
       if (cols[j].special) continue;  // the fallback pass does the whole column
-      for (std::int64_t r = 0; r < mc; ++r) {
+      ks.garner(w.cres.p + q * ldc, plane, mrows, nmod, T.g, w.digits.p);
+      for (std::int64_t r = 0; r < mrows; ++r) {
         const std::int64_t i = i0 + r;
         const line_scale& si = rs[i];
         if (rows[i].special) continue;
-        u64 y[x_limbs], mag[x_limbs];
+        u64 mag[x_limbs] = {};
         bool neg = false;
-        if (si.skip || sj.skip) {
-          std::fill(mag, mag + x_limbs, 0);  // a zero line: X = 0 exactly
-        } else {
-          garner(w.cres.p + q * ldc + r, plane, nmod, T, y);
-          if (compare(y, T.half_m[nmod], x_limbs) > 0) {
-            sub(T.big_m[nmod], y, mag, x_limbs);
-            neg = true;
-          } else {
-            std::memcpy(mag, y, sizeof y);
-          }
-        }
+        if (!si.skip && !sj.skip) horner(w.digits.p + r, mrows, nmod, T, mag, neg);  // else X = 0
         double& cij = p.c[i + j * p.ldc];
         const double cv = beta_zero ? 0.0 : cij;
         const int s = si.scale + sj.scale;
@@ -691,25 +768,44 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   if (nthreads > 1) {
 #pragma omp parallel num_threads(nthreads)
     {
-      thread_work& w = work[static_cast<std::size_t>(thread_id())];
+      thread_work& w = cached_work;
+      try {
+        prepare(w);
 #pragma omp for schedule(dynamic, 1)
-      for (std::int64_t tile = 0; tile < ntile; ++tile) {
-        try {
-          do_tile(tile, w);
-        } catch (...) {
+        for (std::int64_t tile = 0; tile < ntile; ++tile) {
+          try {
+            do_tile(tile, w);
+          } catch (...) {
 #pragma omp critical(exala_gemm_failure)
-          if (!failure) failure = std::current_exception();
+            if (!failure) failure = std::current_exception();
+          }
         }
+#pragma omp critical(exala_gemm_todo)
+        todo.insert(todo.end(), w.fallback.begin(), w.fallback.end());
+      } catch (...) {
+#pragma omp critical(exala_gemm_failure)
+        if (!failure) failure = std::current_exception();
       }
+      release(w);
     }
   } else {
-    for (std::int64_t tile = 0; tile < ntile; ++tile) do_tile(tile, work[0]);
+    thread_work& w = cached_work;
+    try {
+      prepare(w);
+      for (std::int64_t tile = 0; tile < ntile; ++tile) do_tile(tile, w);
+      todo.insert(todo.end(), w.fallback.begin(), w.fallback.end());
+    } catch (...) {
+      release(w);
+      throw;
+    }
+    release(w);
   }
   if (failure) std::rethrow_exception(failure);
 
   // 4. Exact dot products where the fast path does not apply.
-  std::vector<std::pair<std::int64_t, std::int64_t>> todo;
-  for (thread_work& w : work) todo.insert(todo.end(), w.fallback.begin(), w.fallback.end());
+  // (sorted: the order of the exact recomputations cannot matter, but a
+  // fixed order keeps runs identical in every respect)
+  std::sort(todo.begin(), todo.end());
   const std::int64_t undecided = static_cast<std::int64_t>(todo.size());
   for (std::int64_t i = 0; i < m; ++i)
     if (rows[i].special)

@@ -52,6 +52,16 @@ struct modulus {
 // (m/2 + 8) <= 2^53 for every m <= 2^24 - 2^10 (checked in gemm_crt.cpp).
 inline constexpr int max_kc = 128;
 
+// At most this many moduli (their product stays below 2^192).
+inline constexpr int max_moduli = 8;
+
+// The constants of the balanced Garner recurrence: md[t] and inv[s][t] =
+// m_s^-1 mod m_t (s < t) as an integer-valued double below 2^24.
+struct garner_consts {
+  modulus md[max_moduli];
+  double inv[max_moduli][max_moduli];
+};
+
 struct kernel_set_table {
   const char* name;
   int mr;  // rows of the micro-tile (a multiple of the vector width)
@@ -72,6 +82,15 @@ struct kernel_set_table {
   // kc <= max_kc, |C| <= m/2 + 8 on entry.
   void (*kernel)(std::int64_t kc, const double* ap, const double* bp, double* c, std::int64_t ldc,
                  bool first, const modulus& md);
+  // Mixed-radix digits of `count` entries (Garner's algorithm with balanced
+  // digits, Knuth TAOCP 4.3.2): from residues c[t * plane + e] (|c| < m_t/2
+  // + 8), v[t * count + e] = v_t with |v_t| < m_t/2 + 8 and
+  // v_0 + m_0 (v_1 + m_1 (v_2 + ...)) == X (mod M). Each step is
+  // v <- reduce((v - v_s) * inv[s][t]) mod m_t: |v - v_s| < 2^24 + 16 and
+  // the product is an integer below 2^49, exact, so the reduction bound of
+  // the kernels applies.
+  void (*garner)(const double* c, std::int64_t plane, std::int64_t count, int nmod,
+                 const garner_consts& g, double* v);
 };
 
 // Each returns nullptr when its set is not compiled into this build.

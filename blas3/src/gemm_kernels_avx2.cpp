@@ -98,7 +98,23 @@ void kernel(std::int64_t kc, const double* ap, const double* bp, double* c, std:
   }
 }
 
-const kernel_set_table table = {"avx2", mr, nr, pack_a, pack_b, kernel};
+void garner(const double* c, std::int64_t plane, std::int64_t count, int nmod, const garner_consts& g,
+            double* v) {
+  for (std::int64_t e = 0; e < count; e += 4) {
+    const __m256i k = mask_upto(count - e);
+    __m256d d[max_moduli];
+    for (int t = 0; t < nmod; ++t) {
+      const __m256d m = _mm256_set1_pd(g.md[t].m), minv = _mm256_set1_pd(g.md[t].minv);
+      __m256d x = _mm256_maskload_pd(c + t * plane + e, k);
+      for (int s = 0; s < t; ++s)
+        x = reduce(_mm256_mul_pd(_mm256_sub_pd(x, d[s]), _mm256_set1_pd(g.inv[s][t])), m, minv);
+      d[t] = x;
+      _mm256_maskstore_pd(v + t * count + e, k, x);
+    }
+  }
+}
+
+const kernel_set_table table = {"avx2", mr, nr, pack_a, pack_b, kernel, garner};
 
 }  // namespace
 

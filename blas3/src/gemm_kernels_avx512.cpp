@@ -104,7 +104,23 @@ void kernel(std::int64_t kc, const double* ap, const double* bp, double* c, std:
   }
 }
 
-const kernel_set_table table = {"avx512", mr, nr, pack_a, pack_b, kernel};
+void garner(const double* c, std::int64_t plane, std::int64_t count, int nmod, const garner_consts& g,
+            double* v) {
+  for (std::int64_t e = 0; e < count; e += 8) {
+    const __mmask8 k = mask_upto(count - e);
+    __m512d d[max_moduli];
+    for (int t = 0; t < nmod; ++t) {
+      const __m512d m = _mm512_set1_pd(g.md[t].m), minv = _mm512_set1_pd(g.md[t].minv);
+      __m512d x = _mm512_maskz_loadu_pd(k, c + t * plane + e);
+      for (int s = 0; s < t; ++s)
+        x = reduce(_mm512_mul_pd(_mm512_sub_pd(x, d[s]), _mm512_set1_pd(g.inv[s][t])), m, minv);
+      d[t] = x;
+      _mm512_mask_storeu_pd(v + t * count + e, k, x);
+    }
+  }
+}
+
+const kernel_set_table table = {"avx512", mr, nr, pack_a, pack_b, kernel, garner};
 
 }  // namespace
 

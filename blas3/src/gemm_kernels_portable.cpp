@@ -76,7 +76,22 @@ void kernel(std::int64_t kc, const double* ap, const double* bp, double* c, std:
     }
 }
 
-const kernel_set_table table = {"portable", mr, nr, pack_a, pack_b, kernel};
+void garner(const double* c, std::int64_t plane, std::int64_t count, int nmod, const garner_consts& g,
+            double* v) {
+  for (int t = 0; t < nmod; ++t) {
+    const modulus& md = g.md[t];
+    double* vt = v + t * count;
+    const double* ct = c + t * plane;
+    for (std::int64_t e = 0; e < count; ++e) vt[e] = ct[e];
+    for (int s = 0; s < t; ++s) {
+      const double inv = g.inv[s][t];
+      const double* vs = v + s * count;
+      for (std::int64_t e = 0; e < count; ++e) vt[e] = reduce((vt[e] - vs[e]) * inv, md);
+    }
+  }
+}
+
+const kernel_set_table table = {"portable", mr, nr, pack_a, pack_b, kernel, garner};
 
 }  // namespace
 

@@ -105,13 +105,32 @@ inline int top_bit(const u64* w, int n) noexcept {
 // points toward zero (IEEE 754-2019 7.4). Same rules as round_magnitude in
 // accum/src/round_digits.hpp, on 64-bit limbs.
 inline double round_mag(const u64* w, int n, int exp, bool negative, rounding mode) noexcept {
+  while (n > 0 && w[n - 1] == 0) --n;
   const int msb = top_bit(w, n);
   const int e_msb = exp + msb;
   int q = e_msb - 52 > -1074 ? e_msb - 52 : -1074;  // exponent of the result's ulp
-  const int qpos = q - exp;                           // its bit index in w
-  u64 m = bits_from(w, n, qpos) & ((u64{1} << 53) - 1);
-  const bool guard = bit_at(w, n, qpos - 1);
-  const bool sticky = any_below(w, n, qpos - 1);
+  const int qpos = q - exp;                           // its bit index in w, >= -52
+  u64 m;
+  bool guard, sticky;
+  if (n <= 2) {  // the same extraction on a 128-bit integer
+    const u128 x = n == 2 ? (static_cast<u128>(w[1]) << 64) | w[0] : static_cast<u128>(w[0]);
+    if (qpos <= 0) {
+      m = static_cast<u64>(x << (-qpos));  // exact: at most 53 bits
+      guard = sticky = false;
+    } else if (qpos <= 127) {
+      m = static_cast<u64>(x >> qpos) & ((u64{1} << 53) - 1);
+      guard = ((x >> (qpos - 1)) & 1) != 0;
+      sticky = qpos >= 2 && (x & ((u128{1} << (qpos - 1)) - 1)) != 0;
+    } else {
+      m = 0;
+      guard = qpos == 128 && (x >> 127) != 0;
+      sticky = qpos == 128 ? (x & ((u128{1} << 127) - 1)) != 0 : x != 0;
+    }
+  } else {
+    m = bits_from(w, n, qpos) & ((u64{1} << 53) - 1);
+    guard = bit_at(w, n, qpos - 1);
+    sticky = any_below(w, n, qpos - 1);
+  }
   bool up = false;
   switch (mode) {
     case rounding::to_nearest_even: up = guard && (sticky || (m & 1)); break;
@@ -306,6 +325,8 @@ double finish(const scalar& alpha, const u64* x, int xn, bool xneg, int s, const
     t2[0] = static_cast<u64>(p);
     t2[1] = static_cast<u64>(p >> 64);
   }
+  if (!zero1 && zero2 && alpha.mant == (u64{1} << 52))  // alpha = +-2^e: X itself
+    return round_mag(x, xn, s + alpha.exp + 52, xneg != alpha.neg, mode);
   const term a{t1, n1, s + alpha.exp, xneg != alpha.neg};
   const term b{t2, 2, beta.exp + cc.exp, beta.neg != cc.neg};
   if (!zero1 && !zero2) return round_sum(a, b, mode);
