@@ -2,11 +2,12 @@
 // prescribed Skeel condition number cond(T, x), every entry of T and b an
 // exactly representable double and the exact solution x well defined.
 //
-// Guarantee: for n >= 2 and 1 <= cond <= 1e60, cond(T, x) of the exact
-// solution x = T^-1 b lies within a factor 1.1 of the request (by
-// construction and checked by the MPFR tests; the internal estimate is
-// accurate to about n u relative and x deviates from its design by a relative
-// 1e-12 at most, see below). Deterministic in (n, cond, seed) on every
+// Guarantee: for 1 <= cond <= 1e60 (n = 1: cond <= 10), cond(T, x) of the
+// exact solution x = T^-1 b lies within a factor 1.1 of the request (by
+// construction, and checked against MPFR by the tests; the internal estimate
+// is accurate to about n u relative and x deviates from its design by a
+// relative 2^-20 at most, checked, see below), or invalid_argument is thrown
+// when n is too small for cond. Deterministic in (n, cond, seed) on every
 // platform (own random streams: SplitMix64, no std distributions).
 //
 // Construction. The idea follows N. Louvet (thesis, Perpignan 2007, and
@@ -29,10 +30,13 @@
 //    = sum_{j<i} t_ij x_j held exactly in a superaccumulator (x_j as a
 //    5-term expansion of the exact x_j, computed alongside), b_i =
 //    round(S_i + t_ii x^w_i). The exact x_i = (b_i - S_i) / t_ii then differs
-//    from x^w_i by |b_i| u / |t_ii| only (the rounding of b_i, never
-//    amplified: later rows absorb it), a relative 1e-12 at most here; the
-//    5-term expansions carry x_j to ~2^-260 relative, so the errors of S_i
-//    stay negligible for cond up to 1e60.
+//    from x^w_i by |b_i| u / |t_ii x^w_i| <= u (|T||x^w|)_i / (t_ii |x^w_i|)
+//    relative only (the rounding of b_i, never amplified: later rows absorb
+//    it). That per-row factor is checked to stay below 2^-20 (so cond moves
+//    by less than 1e-6 relative); it fails only when few rows must carry a
+//    huge cond (one row amplifying by ~1/u): n = 2 reaches ~1e10, n = 4
+//    ~1e25, n >= 8 everything up to 1e60. The 5-term expansions carry x_j to
+//    ~2^-260 relative, so the errors of S_i stay negligible up to 1e60.
 // Cost: O(n^2) per bisection step (about 40 steps), plus n^2/2 x 5 exact
 // products for b.
 #include <cmath>

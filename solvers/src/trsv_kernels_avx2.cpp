@@ -46,6 +46,8 @@ EXALA_SV_V8 void vstore(double* p, const v8& v) {
 }
 EXALA_SV_V8 v8 splat(double x) { return {v4{x, x, x, x}, v4{x, x, x, x}}; }
 EXALA_SV_V8 void set_lane0(v8& v, double b) { v.lo[0] = b; }
+EXALA_SV_V8 v8 vsum(const v8& a, const v8& b) { return a + b; }
+EXALA_SV_V8 v8 vdiff(const v8& a, const v8& b) { return a - b; }
 #undef EXALA_SV_V8
 #include "trsv_kernels_impl.hpp"
 }  // namespace

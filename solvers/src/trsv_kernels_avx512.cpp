@@ -19,6 +19,15 @@ namespace {
 inline __attribute__((always_inline)) v8 vfma(const v8& a, const v8& b, const v8& c) {
   return _mm512_fmadd_pd(a, b, c);
 }
+// a + b and a - b as FMAs by 1 (exactly the same correctly rounded results):
+// the update then splits its operations evenly between the FMA and the
+// add pipes (Zen 4/5: two of each), instead of 8 adds to 3 FMAs.
+inline __attribute__((always_inline)) v8 vsum(const v8& a, const v8& b) {
+  return _mm512_fmadd_pd(a, _mm512_set1_pd(1.0), b);
+}
+inline __attribute__((always_inline)) v8 vdiff(const v8& a, const v8& b) {
+  return _mm512_fmsub_pd(a, _mm512_set1_pd(1.0), b);
+}
 #include "trsv_kernels_impl.hpp"
 }  // namespace
 

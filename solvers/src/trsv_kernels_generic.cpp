@@ -21,6 +21,8 @@ inline __attribute__((always_inline)) v8 vfma(const v8& a, const v8& b, const v8
   for (int l = 0; l < 8; ++l) r[l] = std::fma(a[l], b[l], c[l]);
   return r;
 }
+inline __attribute__((always_inline)) v8 vsum(const v8& a, const v8& b) { return a + b; }
+inline __attribute__((always_inline)) v8 vdiff(const v8& a, const v8& b) { return a - b; }
 #include "trsv_kernels_impl.hpp"
 }  // namespace
 

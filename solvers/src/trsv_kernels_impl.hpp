@@ -40,13 +40,16 @@
 // The including file defines the 8-lane vector type v8 (+, -, *, unary -,
 // value-initialized to zeros) and, for it: vfma (lane-wise correctly rounded
 // fused multiply-add), vload / vstore (8 consecutive doubles), vload_rev
-// (lanes p[0], p[-1], ..., p[-7]), splat (all lanes, -0 kept) and set_lane0.
+// (lanes p[0], p[-1], ..., p[-7]), splat (all lanes, -0 kept), set_lane0,
+// and vsum / vdiff (a + b, a - b correctly rounded, by any instruction).
 // Here: the same operations on plain doubles (lanes = 1 and scalar tails).
 EXALA_SV_INLINE double vfma(double a, double b, double c) { return std::fma(a, b, c); }
 EXALA_SV_INLINE void vload(const double* p, double& v) { v = *p; }
 EXALA_SV_INLINE void vload_rev(const double* p, double& v) { v = *p; }
 EXALA_SV_INLINE void set_lane0(double& v, double b) { v = b; }
 EXALA_SV_INLINE void vstore(double* p, double v) { *p = v; }
+EXALA_SV_INLINE double vsum(double a, double b) { return a + b; }
+EXALA_SV_INLINE double vdiff(double a, double b) { return a - b; }
 
 // --------------------------------------------------------------- EFTs
 // TwoSum (Knuth): s + e == a + b exactly (lane-wise).
@@ -83,10 +86,17 @@ struct comp_op {
   EXALA_SV_INLINE static void update(V& s, V& u, const V& t, const V& xh, const V& xc) {
     const V p = t * xh;
     const V pe = vfma(t, xh, -p);  // TwoProd: t*xh = p + pe
-    V ns, e;
-    sv_two_sum(s, -p, ns, e);  // ns + e = s - p
+    // TwoSum(s, -p) written as a subtraction (no negation of p; the same
+    // bits: fl(-p - bp) = -fl(p + bp)): ns + e = s - p exactly
+    const V ns = s - p;
+    const V bp = ns - s;
+    const V ap = ns - bp;
+    const V e = (s - ap) - (p + bp);
     s = ns;
-    u = u + vfma(-t, xc, e - pe);  // one add on the loop-carried chain
+    // u += (e - pe) - t c^: one add on the loop-carried chain. vsum/vdiff
+    // are a + b / a - b, correctly rounded (an FMA by 1 where the kernel set
+    // balances its add and FMA pipes that way; the same bits).
+    u = vsum(u, vfma(-t, xc, vdiff(e, pe)));
   }
 
   // Lanes combined in lane order: S + U approximates the numerator.

@@ -2,7 +2,7 @@
 // AVX-512 kernel sets, as a GCC/Clang vector extension (one zmm register
 // with AVX-512; four SSE2 registers in the baseline set). Included inside an
 // anonymous namespace, before trsv_kernels_impl.hpp; the including file
-// defines vfma.
+// defines vfma, vsum and vdiff.
 typedef double v8 __attribute__((vector_size(64)));
 inline __attribute__((always_inline)) void vload(const double* p, v8& v) {
   __builtin_memcpy(&v, p, sizeof v);
