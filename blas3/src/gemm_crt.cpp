@@ -145,7 +145,7 @@ const crt_tables& tables() {
 
 // X from its balanced mixed-radix digits (the kernels' garner):
 // X = v_0 + m_0 (v_1 + m_1 (v_2 + ...)) exactly, by Horner's rule in two's
-// complement on x_limbs 64-bit limbs (the value is below 2^192 in magnitude,
+// complement on x_limbs 64-bit limbs (the value is below 2^240 in magnitude,
 // so the arithmetic mod 2^256 is exact); returns the magnitude and sign.
 // Why this is X itself and not X + jM: the digits satisfy |v_t| < m_t/2 + 8,
 // so |Y| <= sum_t (m_t/2 + 8) m_0...m_(t-1) < (M/2)(1 + 2^-20), while the plan

@@ -52,8 +52,8 @@ struct modulus {
 // (m/2 + 8) <= 2^53 for every m <= 2^24 - 2^10 (checked in gemm_crt.cpp).
 inline constexpr int max_kc = 128;
 
-// At most this many moduli (their product stays below 2^192).
-inline constexpr int max_moduli = 8;
+// At most this many moduli (their product stays below 2^240: four limbs).
+inline constexpr int max_moduli = 10;
 
 // The constants of the balanced Garner recurrence: md[t] and inv[s][t] =
 // m_s^-1 mod m_t (s < t) as an integer-valued double below 2^24.

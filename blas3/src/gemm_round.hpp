@@ -31,7 +31,7 @@ inline constexpr double k_inf = std::numeric_limits<double>::infinity();
 inline constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double k_dmax = std::numeric_limits<double>::max();
 
-// Limbs of the exact integers: X < 2^192 (8 moduli below 2^24), alpha * X
+// Limbs of the exact integers: |X| < 2^240 (10 moduli below 2^24), alpha * X
 // one limb more; the window of a two-term sum is bounded in round_sum.
 inline constexpr int x_limbs = 4;
 inline constexpr int t_limbs = x_limbs + 1;
