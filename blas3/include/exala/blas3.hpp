@@ -1,14 +1,29 @@
 // exala/blas3.hpp - correctly rounded gemm and reproducible trsm.
 //
 // gemm: C_ij = round(alpha * sum_l op(A)_il op(B)_lj + beta * C_ij), each
-// entry rounded once from the exact value (exala::round_axpby), so every
-// backend, thread count and block size gives the same bits. The exact sums
-// come from error-free splitting of A and B into slices whose products an
-// ordinary blocked DGEMM forms without error (Ozaki, Ogita, Oishi, Rump,
-// "Error-free transformations of matrix multiplication by using fast routines
-// of matrix multiplication and its applications", Numer. Algorithms 2012),
-// the slice products accumulated exactly, with the multi-level accumulator
-// as the fallback where the dynamic range needs it.
+// entry rounded once from the exact value (error <= 1/2 ulp to nearest, < 1
+// ulp in the directed modes; bit-identical to exala::round_axpby on an exact
+// accumulator, which is what the reference backend does), so every backend,
+// thread count, SIMD kernel set and block size gives the same bits.
+// The simd and omp backends find the exact sums with the integer-modular
+// form of the Ozaki scheme (error-free transformation of the operands into
+// integers, products by ordinary blocked DGEMMs that make no rounding error:
+// Ozaki, Ogita, Oishi, Rump, "Error-free transformations of matrix
+// multiplication by using fast routines of matrix multiplication and its
+// applications", Numer. Algorithms 2012; Ozaki, Uchino, Imamura, "Ozaki
+// Scheme II: a GEMM-oriented emulation of floating-point matrix
+// multiplication using an integer modular technique", 2025): each row of
+// op(A) and column of op(B) is scaled to integers, their products are
+// formed modulo up to 10 primes below 2^24 by exact residue DGEMMs
+// (AVX-512, AVX2 or portable kernels), and the Chinese remainder theorem
+// gives the exact integer sums. Rows or columns spanning more than 97 bits
+// (e.g. data over 2^-200..2^200) are truncated with a rigorous error bound,
+// and an entry is accepted only where the bound cannot change its rounding;
+// the few others, and the rows and columns holding inf or NaN, get an exact
+// dot product into a superaccumulator. Cost: 5 residue DGEMMs for 53-bit
+// data at k <= 2^11 (more for wider data or larger k), a few tens of ns
+// per entry for the reconstruction and the rounding; workspace about
+// (8 + 8 x moduli) x 576 x 768 bytes per thread, kept between calls.
 //
 // trsm: solves op(A) X = alpha B (side left) or X op(A) = alpha B (side right)
 // in place (B holds the right-hand sides on entry and X on exit). Every
@@ -34,12 +49,21 @@ namespace exala {
 enum class side { left, right };
 
 // C = alpha * op(A) * op(B) + beta * C with op(A) m x k, op(B) k x n, C m x n.
+// Leading dimensions as CBLAS: lda >= max(1, rows of A as stored in `lay`)
+// (col-major: m, or k transposed; row-major: k, or m transposed), likewise
+// ldb, and ldc >= max(1, m) col-major, max(1, n) row-major. A and B may be
+// null when alpha == 0 or k == 0; C is written only in its m x n entries.
+// beta == 0 adds the term beta * C as +0, as round_axpby(alpha, S, 0, 0):
+// an exact zero alpha * S gives +0 (-0 downward) unless both zeros are -0.
 void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n, std::int64_t k,
           double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
           double beta, double* c, std::int64_t ldc, const exec& ex = {});
 
 // B := X with op(A) X = alpha B (left; A is m x m) or X op(A) = alpha B
-// (right; A is n x n); B is m x n.
+// (right; A is n x n); B is m x n. lda >= max(1, order of A); ldb >=
+// max(1, m) col-major, max(1, n) row-major. Only the `ul` triangle of A is
+// read (not its diagonal with diag::unit). The diagonal is checked before B
+// is touched: on singular_matrix (the first zero, 0-based row) B is unchanged.
 void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m, std::int64_t n,
           double alpha, const double* a, std::int64_t lda, double* b, std::int64_t ldb,
           const exec& ex = {});
