@@ -16,26 +16,32 @@
 //     A_il 2^(-t_i) with t_i the lowest set bit of the row, |a_il| < 2^wa;
 //     likewise column j of op(B) with scale u_j and width wb. Then
 //     S_ij = X_ij 2^(t_i + u_j) with the exact integer X_ij = sum_l a_il b_lj,
-//     |X_ij| < k 2^(wa + wb).
-//  2. For N pairwise coprime moduli m_t (primes just below 2^24) with
-//     M = prod m_t > 2 k 2^(wa + wb), the residues X_ij mod m_t come from
-//     N ordinary DGEMMs of residue matrices: every residue is an integer of
-//     magnitude < m/2 + 8, every product and partial sum an integer <= 2^53
-//     (the micro-kernel reduces its accumulators every max_kc = 128 steps),
-//     so the floating-point DGEMM is exact (gemm_kernels.hpp).
-//  3. Garner's algorithm gives X_ij mod M exactly in integer arithmetic, and
-//     |X_ij| < M/2 makes it X_ij itself.
+//     |X_ij| < k 2^(wa + wb) <= 2^(ceil(log2 k) + wa + wb).
+//  2. For N pairwise coprime moduli m_t (primes in (2^24 - 2^16, 2^24 -
+//     2^10)) with M = prod m_t >= 2^(2 + ceil(log2 k) + wa + wb), i.e.
+//     |X_ij| < M/4, the residues X_ij mod m_t come from N ordinary DGEMMs of
+//     residue matrices: every residue is an integer of magnitude < m/2 + 8,
+//     every product and partial sum an integer <= 2^53 (the micro-kernel
+//     reduces its accumulators every max_kc = 128 steps), so the
+//     floating-point DGEMM is exact (gemm_kernels.hpp).
+//  3. Garner's algorithm with balanced digits (the kernels' garner) and
+//     Horner's rule in integer arithmetic give X_ij itself (see horner).
 //  4. gemm_round.hpp rounds alpha X_ij 2^(t_i+u_j) + beta C_ij once.
-// Rows or columns whose integer width would need more than max_moduli
-// moduli (dynamic range above ~90 bits within one row, e.g. data spanning
-// 2^-200..2^200) are truncated to wa (wb) bits: a_il = trunc(A_il 2^-t_i)
-// with t_i = emax_i + 1 - wa, |A_il - a_il 2^t_i| < 2^t_i. The neglected part
-// is bounded rigorously, |S_ij - X_ij 2^(t_i+u_j)| < 2^(t_i+u_j) D with
-// D = 2^(ceil(log2 k) + max(wa, wb) + 1) (derivation at truncation_bound), and
-// the result is accepted only where both ends of the interval round to the
-// same nonzero double (rounding is monotone, so every value between does
-// too); the few remaining entries, and every entry of a row or column holding
-// inf or NaN, are computed by an exact dot product into a superaccumulator.
+// For 53-bit data and k <= 2^11, N = 5; N grows with the widths and k.
+// Widths are capped at 97 bits (two 53-bit limbs per operand entry, and
+// N <= max_moduli = 10). A row or column spanning more (e.g. data over
+// 2^-200..2^200) is truncated to the cap: a_il = trunc(A_il 2^-t_i) with
+// t_i = emax_i + 1 - wa, |A_il - a_il 2^t_i| < 2^t_i. The neglected part is
+// bounded rigorously, |S_ij - X_ij 2^(t_i+u_j)| < 2^(t_i+u_j) D_ij with D_ij
+// from the 1-norms of row i and column j (derivation at "Truncation
+// bound"), and the result is accepted only where X_ij - D_ij and X_ij + D_ij
+// round to the same nonzero double (rounding is monotone, so every value
+// between does too); the few remaining entries, and every entry of a row or
+// column holding inf or NaN, get an exact dot product into a
+// superaccumulator and exala::round_axpby, as in the reference backend.
+//
+// Work is split into tiles of C (one thread each, dynamic schedule); the
+// bits cannot depend on the split since every step above is exact.
 #ifdef EXALA_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -429,8 +435,8 @@ plan make_plan(int pa, int pb, std::int64_t k, const crt_tables& T) {
 //                         + [row i truncated] 2^t ||B_.j||_1
 //                         < 2^(t+u) (2^norm_exp_i + 2^norm_exp_j) <= 2^(t+u) 2^dexp
 // with dexp = max of the present norm exponents + 1 (and >= 0, so that
-// D = 2^dexp is an integer in the units of X). Since |a'_il| < 2^(t+wa),
-// norm_exp_i <= ceil(log2 k) + wa, and D <= M.
+// D = 2^dexp is an integer in the units of X). Since norm_exp_i <=
+// ceil(log2 k) + wa (scale_of), dexp <= ceil(log2 k) + wa + wb and D <= M/4.
 
 // ------------------------------------------------------------ buffers
 
@@ -574,7 +580,7 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   } else {
     // Defaults measured on Zen 5 (1 MB L2, 32 MB L3): the packed A block
     // (192 x 128 doubles) stays in L2, the B panel (128 x nt) in L3, and a
-    // tile's residue planes (up to 8 x 576 x 768 doubles) in L3 as well.
+X
     constexpr std::int64_t tile_rows = 576, tile_cols = 768, chunk_rows = 192;
     mcb = round_up(std::min<std::int64_t>(m, chunk_rows), mr);
     const std::int64_t mpieces = (m + tile_rows - 1) / tile_rows;
@@ -616,7 +622,7 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   const scalar alpha = unpack(p.alpha);
   const bool beta_zero = p.beta == 0.0;
   const scalar beta = unpack(beta_zero ? 0.0 : p.beta);
-  // Limbs of X and of X +- D: |X| < M/4 and D <= M/2, so |X| + D < M <= 2^(log2 M + 1).
+  // Limbs of X and of X +- D: |X| < M/4 and D <= M/4, so |X| + D < M < 2^(log2 M + 1).
   const int xn = (T.log2_m[nmod] + 1) / 64 + 1;
 
   auto do_tile = [&](std::int64_t tile, thread_work& w) {
