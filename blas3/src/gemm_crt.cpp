@@ -580,7 +580,7 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   } else {
     // Defaults measured on Zen 5 (1 MB L2, 32 MB L3): the packed A block
     // (192 x 128 doubles) stays in L2, the B panel (128 x nt) in L3, and a
-X
+    // tile's residue planes (5 x 576 x 768 doubles for 53-bit data) in L3.
     constexpr std::int64_t tile_rows = 576, tile_cols = 768, chunk_rows = 192;
     mcb = round_up(std::min<std::int64_t>(m, chunk_rows), mr);
     const std::int64_t mpieces = (m + tile_rows - 1) / tile_rows;
