@@ -765,11 +765,16 @@ BOOST_AUTO_TEST_CASE(gemm_tiles_and_blocks) {
   p.alpha = 1.0, p.beta = 1.0;
   check_gemm(p, f, {RN}, false);
   exala::force_kernel_set(kernel_sets().back());
-  run_gemm(p, exala::exec{backend::omp, 2});
+  const gemm_run two = run_gemm(p, exala::exec{backend::omp, 2});
   const auto path = exala::detail::last_gemm_path();
   BOOST_TEST(path.moduli >= 1);
   BOOST_TEST(!path.truncated);
   BOOST_TEST(path.exact_dot_entries == 0);
+  if (exala::is_compiled_in(backend::omp)) {  // threads = 0: OpenMP's default count
+    const gemm_run dflt = run_gemm(p, exala::exec{backend::omp, 0});
+    for (std::size_t t = 0; t < two.c.v.size(); ++t, ++f.compared)
+      if (!same_bits(dflt.c.v[t], two.c.v[t])) f.report("omp threads=0 differs from threads=2");
+  }
 }
 
 // Wide dynamic range: rows wider than the exact budget take the truncated,
