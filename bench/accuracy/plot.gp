@@ -19,6 +19,8 @@ clip(e) = (e != e || e > ceil_) ? ceil_ : (e < floor_ ? floor_ : e)
 # column 8 may read "inf": then gnuplot sees no number; valid() catches it.
 err(c) = valid(8) ? clip(column(8)) : ceil_
 is(n, fam, m) = ($1 == n && strcol(2) eq fam && strcol(7) eq m)
+# the two families of systems with a representable (integer) solution
+rep(n, m) = ($1 == n && strcol(2) ne "generated" && strcol(7) eq m)
 
 set logscale xy
 set xrange [1e4:1e42]
@@ -28,15 +30,16 @@ set format y "10^{%T}"
 set xlabel "condition number cond(T, x) (Skeel, computed in MPFR)"
 set ylabel "relative forward error  max|x - x*| / max|x*|"
 set grid xtics ytics mxtics mytics lc rgb "#e0e0e0"
-set key below horizontal maxcols 4 font ",10" spacing 1.1 width 2
+set key below horizontal maxrows 4 font ",10" spacing 1.1 width -4
 set style line 1 lc rgb "#d62728" pt 7 ps 0.9   # naive
 set style line 2 lc rgb "#ff7f0e" pt 2 ps 1.1   # openblas
 set style line 3 lc rgb "#1f77b4" pt 6 ps 1.2   # double-double
 set style line 4 lc rgb "#2ca02c" pt 4 ps 1.0   # compensated
 set style line 5 lc rgb "#9467bd" pt 8 ps 1.0   # exact
 set style line 6 lc rgb "#000000" pt 1 ps 1.3   # refined
-set style line 7 lc rgb "#8c564b" pt 5 ps 1.2   # exact family: exact and refined
-set style line 8 lc rgb "#e377c2" pt 9 ps 1.2   # exact family: naive
+set style line 7 lc rgb "#8c564b" pt 5 ps 1.2   # exact families: exact and refined
+set style line 8 lc rgb "#e377c2" pt 9 ps 1.2   # exact families: naive, OpenBLAS
+set style line 9 lc rgb "#17becf" pt 13 ps 1.2  # exact families: compensated, double-double
 
 set multiplot layout 1,2 title "Triangular solve T x = b: forward error against the condition number (u = 2^{-53})"
 do for [n in "40 200"] {
@@ -53,7 +56,8 @@ do for [n in "40 200"] {
        csv every ::1 u (is(nn, "generated", "compensated") ? $6 : NaN):(err(0)) w p ls 4 t "compensated (CENA)", \
        csv every ::1 u (is(nn, "generated", "exact") ? $6 : NaN):(err(0)) w p ls 5 t "exact (exala::trsv)", \
        csv every ::1 u (is(nn, "generated", "refined") ? $6 : NaN):(err(0)) w p ls 6 t "exact + refinement", \
-       csv every ::1 u ((is(nn, "exact", "exact") || is(nn, "exact", "refined")) ? $6 : NaN):(err(0)) w p ls 7 t "representable x: exact, refined", \
-       csv every ::1 u (is(nn, "exact", "naive") ? $6 : NaN):(err(0)) w p ls 8 t "representable x: naive"
+       csv every ::1 u ((rep(nn, "exact") || rep(nn, "refined")) ? $6 : NaN):(err(0)) w p ls 7 t "representable x: exact, refined", \
+       csv every ::1 u ((rep(nn, "compensated") || rep(nn, "double-double")) ? $6 : NaN):(err(0)) w p ls 9 t "representable x: compensated, double-double", \
+       csv every ::1 u ((rep(nn, "naive") || rep(nn, "openblas")) ? $6 : NaN):(err(0)) w p ls 8 t "representable x: naive, OpenBLAS"
 }
 unset multiplot

@@ -15,16 +15,28 @@
 // Systems (lower triangular, row-major, non-unit, T x = b, all data doubles):
 // - family `generated`: exala::generate_ill_conditioned_trsv(n, c, seed) for
 //   c = 10^(d + j/per_decade) from cond-min to cond-max (inclusive).
-// - family `exact`: systems whose solution x is a vector of small integers
-//   (so it is representable and every correct method must return it
-//   exactly), with cond(T, x) from ~1e5 to ~1e40: unit diagonal, x_0 = 3,
-//   x_1 = 5, and in each row i >= 2 two entries t_i0 = K_i = m_i 2^(k-53),
-//   t_i1 = -K'_i = -round(3 m_i / 5) 2^(k-53) (m_i a random odd 53-bit
-//   integer) whose products with x_0 and x_1 cancel to |r_i| <= 2.5 2^(k-53);
-//   the rest of the strict lower triangle is zero, so T^-1 = I - L and
+// - family `exact2`: systems whose solution is a vector of small integers,
+//   x = (3, 5, x_2, ..., x_n-1) (representable: every method that solves
+//   exactly must return it bit for bit), with cond(T, x) ~ 2.4 2^k from ~1e5
+//   to ~1e40: unit diagonal and, in each row i >= 2, t_i0 = m_i 2^(k-53),
+//   t_i1 = -round(3 m_i / 5) 2^(k-53) (m_i a random odd 53-bit integer),
+//   whose products with x_0 and x_1 cancel to |r_i| <= 2.5 2^(k-53); the
+//   rest of the strict lower triangle is zero, so T^-1 = I - L, and
 //   b_i = r_i 2^(k-53) + x_i (x_i in [-3, 3], or 0 for k > 104) is exactly
-//   representable (checked). The plain loop rounds K_i x_0 (55 bits) and
-//   loses about cond * u; the exact solve does not.
+//   representable (checked). The plain loop rounds t_i0 x_0 (55 bits) and
+//   loses about cond * u; 106-bit arithmetic holds both products exactly.
+// - family `exact3`: systems whose solution is the small-integer vector
+//   x = (3, 1, 5, 0, ..., 0), with cond(T, x) ~ 2 2^k from ~1e5 to ~1e40: unit diagonal and, in each row i >= 3, t_i0 = 5 q_i 2^(k-53),
+//   t_i1 = c_i 2^(k-113), t_i2 = -3 q_i 2^(k-53) (q_i, c_i random, c_i of 53
+//   bits); the rest of the strict lower triangle is zero, so T^-1 = I - L.
+//   Then b_i = t_i1 (the big products 15 q_i 2^(k-53) cancel exactly) is a
+//   double, and x_i = 0 for i >= 3. Row i sums a 55-bit product, a 53-bit
+//   term ~2^-62 below it, and the negated product: 106-bit arithmetic
+//   (double-double, compensated) keeps the first two terms to 106 bits only
+//   (error ~ cond u^2), while the plain loop happens to be exact here (it
+//   loses the small term twice, symmetrically, and the true x_i is 0).
+//   Together the two families show that only an exact solve recovers every
+//   representable solution at every condition.
 //
 // Methods: naive (the plain substitution loop, a dot product per row,
 // written here), openblas (cblas_dtrsv), double-double
@@ -48,7 +60,8 @@
 //   every component is the correctly rounded solution).
 //
 // Expected properties (checked, summarized on stderr; --strict exits 1 if
-// one of the first four fails): on the `exact` family, exact and refined
+// one of the first four fails): on the `exact2` and `exact3`
+// families, exact and refined
 // return x exactly (err 0); refined is within 1 ulp per component where
 // cond * u < 1/n; x* agrees with exala::trsv_mpfr_solution; cond agrees at P
 // and P/2 bits. Counted and reported only: systems where refined is less
@@ -185,10 +198,10 @@ struct tsystem {
   std::vector<double> b;
 };
 
-// The `exact` family (see the top of the file): solution 3, 5, small integers.
-tsystem exact_solution_system(std::int64_t n, int k, std::uint64_t seed, int id) {
+// Family `exact2` (see the top of the file): x = (3, 5, small integers).
+tsystem exact2_system(std::int64_t n, int k, std::uint64_t seed, int id) {
   tsystem s;
-  s.family = "exact";
+  s.family = "exact2";
   s.id = id;
   s.seed = seed;
   s.n = n;
@@ -214,6 +227,56 @@ tsystem exact_solution_system(std::int64_t n, int k, std::uint64_t seed, int id)
       row[0] = std::ldexp(static_cast<double>(m), k - 53) * (neg ? -1.0 : 1.0);
       row[1] = -std::ldexp(static_cast<double>(mp), k - 53) * (neg ? -1.0 : 1.0);
       x[static_cast<std::size_t>(i)] = k <= 104 ? small(gen) : 0.0;
+    }
+    // b_i = sum_j t_ij x_j, exactly, and it must be a double.
+    mpfr_set_zero(bi.x, 1);
+    for (std::int64_t j = 0; j <= i; ++j) {
+      mpfr_set_d(p.x, row[j], MPFR_RNDN);
+      mpfr_mul_d(p.x, p.x, x[static_cast<std::size_t>(j)], MPFR_RNDN);
+      mpfr_add(bi.x, bi.x, p.x, MPFR_RNDN);
+    }
+    const double bd = mpfr_get_d(bi.x, MPFR_RNDN);
+    if (mpfr_cmp_d(bi.x, bd) != 0) {
+      std::fprintf(stderr, "trsv-accuracy: internal error: b_%" PRId64 " of exact system k=%d is "
+                           "not a double\n", i, k);
+      std::exit(3);
+    }
+    s.b[static_cast<std::size_t>(i)] = bd;
+  }
+  return s;
+}
+
+// Family `exact3` (see the top of the file): x = (3, 1, 5, 0, ..., 0).
+tsystem exact3_system(std::int64_t n, int k, std::uint64_t seed, int id) {
+  tsystem s;
+  s.family = "exact3";
+  s.id = id;
+  s.seed = seed;
+  s.n = n;
+  s.cond_target = std::ldexp(2.0, k);
+  const auto un = static_cast<std::size_t>(n);
+  s.t.assign(un * un, 0.0);
+  s.b.assign(un, 0.0);
+  std::mt19937_64 gen(seed);
+  std::vector<double> x(un, 0.0);
+  const double x_head[3] = {3.0, 1.0, 5.0};
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, un); ++i) x[i] = x_head[i];
+  const mpfr_prec_t prec = 4096;
+  mpnum bi(prec), p(prec);
+  for (std::int64_t i = 0; i < n; ++i) {
+    double* row = s.t.data() + i * n;
+    row[i] = 1.0;
+    if (i >= 3) {
+      // q in [2^50, 2^53 / 5): t_i0 = 5q 2^(k-53), t_i2 = -3q 2^(k-53) (both
+      // below 2^53 times the scale), so t_i0 x_0 + t_i2 x_2 = 0 exactly;
+      // t_i1 = c 2^(k-113), c odd in [2^52, 2^53).
+      const std::uint64_t q = (std::uint64_t{1} << 50) + gen() % ((std::uint64_t{1} << 53) / 5 -
+                                                                    (std::uint64_t{1} << 50));
+      const std::uint64_t c = (gen() >> 11) | (std::uint64_t{1} << 52) | 1;
+      const double sign = (gen() & 1) != 0 ? -1.0 : 1.0;
+      row[0] = sign * std::ldexp(static_cast<double>(5 * q), k - 53);
+      row[2] = -sign * std::ldexp(static_cast<double>(3 * q), k - 53);
+      row[1] = ((gen() & 1) != 0 ? -1.0 : 1.0) * std::ldexp(static_cast<double>(c), k - 113);
     }
     // b_i = sum_j t_ij x_j, exactly, and it must be a double.
     mpfr_set_zero(bi.x, 1);
@@ -434,10 +497,10 @@ void study(const tsystem& s, const options& o, tally& tl) {
                 s.seed, s.cond_target, cond, method_names[m], e, ulps);
     if (steps >= 0) std::printf("%d", steps);
     std::printf("\n");
-    if (s.family == "exact" && (m == 4 || m == 5) && e != 0.0) {
+    if (s.family != "generated" && (m == 4 || m == 5) && e != 0.0) {
       ++tl.exact_family_misses;
-      std::fprintf(stderr, "expected-property failure: n=%" PRId64 " exact system %d: %s err %.3e\n",
-                   n, s.id, method_names[m], e);
+      std::fprintf(stderr, "expected-property failure: n=%" PRId64 " %s system %d: %s err %.3e\n",
+                   n, s.family.c_str(), s.id, method_names[m], e);
     }
     if (m == 5 && cond * u < 1.0 / static_cast<double>(n)) {
       ++tl.refined_checked_1ulp;
@@ -488,14 +551,18 @@ int main(int argc, char** argv) {
         study(sys, o, tl);
         ++systems;
       }
-      // exact: k spread so that cond ~ 2.4 * 2^k covers [cond_min, cond_max].
-      const double kmin = std::log2(o.cond_min / 2.4), kmax = std::log2(o.cond_max / 2.4);
+      // exact2 / exact3: k spread so that cond ~ 2 * 2^k covers [cond_min, cond_max].
+      const double kmin = std::log2(o.cond_min / 2.0), kmax = std::log2(o.cond_max / 2.0);
       for (int e = 0; e < o.exact_systems; ++e) {
         const double f = o.exact_systems == 1 ? 0.0 : static_cast<double>(e) / (o.exact_systems - 1);
         const int k = std::max(3, static_cast<int>(std::lround(kmin + f * (kmax - kmin))));
-        std::fprintf(stderr, "n=%" PRId64 " exact %d/%d k=%d\n", n, e, o.exact_systems, k);
-        study(exact_solution_system(n, k, o.seed * 7919 + static_cast<std::uint64_t>(e), e), o,
-              tl);
+        const std::uint64_t seed = o.seed * 7919 + static_cast<std::uint64_t>(e);
+        std::fprintf(stderr, "n=%" PRId64 " exact2/exact3 %d/%d k=%d\n", n, e, o.exact_systems, k);
+        study(exact2_system(n, k, seed, e), o, tl);
+        if (n >= 4) {
+          study(exact3_system(n, k, seed, e), o, tl);
+          ++systems;
+        }
         ++systems;
       }
     }
@@ -504,7 +571,7 @@ int main(int argc, char** argv) {
     return 3;
   }
   std::fprintf(stderr,
-               "summary: %ld systems; exact family not recovered exactly by exact/refined: %ld; "
+               "summary: %ld systems; representable solutions not recovered exactly by exact/refined: %ld; "
                "refined > 1 ulp where cond u < 1/n: %ld of %ld; trsv_mpfr_solution mismatches: "
                "%ld; unstable cond: %ld; refined less accurate than compensated (and > u): %ld "
                "where cond u < 1, %ld where cond u >= 1\n",
