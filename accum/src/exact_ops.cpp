@@ -138,17 +138,8 @@ double round_axpby(double alpha, const superaccumulator& s, double beta, double 
   if (!term1_zero) {
     // |S| digit by digit (normalized, top digit split into 32-bit words) times
     // the 53-bit significand of alpha, shifted by alpha's exponent.
-    std::array<std::int64_t, superaccumulator::num_digits> mag = t.digits();
-    if (s_sign < 0) {
-      for (auto& x : mag) x = -x;
-      std::int64_t carry = 0;
-      for (int i = 0; i < superaccumulator::num_digits - 1; ++i) {
-        const std::int64_t v = mag[i] + carry;
-        mag[i] = v & 0xffffffff;
-        carry = v >> 32;
-      }
-      mag[superaccumulator::num_digits - 1] += carry;
-    }
+    if (s_sign < 0) t.negate();  // normalized magnitude digits (t is not used as S below)
+    const auto& mag = t.digits();
     const unpacked a = unpack(alpha);
     const bool negative = (s_sign < 0) != std::signbit(alpha);
     for (int i = 0; i < superaccumulator::num_digits; ++i) {
