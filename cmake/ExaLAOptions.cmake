@@ -70,6 +70,12 @@ if(EXALA_WITH_FORTRAN)
   endif()
 endif()
 
+# The stripe LU's CPU engine computes with the system BLAS/LAPACK (Debian:
+# OpenBLAS through the libblas/liblapack alternatives); exact routines never do.
+find_package(BLAS REQUIRED)
+find_package(LAPACK REQUIRED)
+find_package(Threads REQUIRED)
+
 # Baseline for the benchmarks only (never linked into the library).
 set(EXALA_HAVE_OPENBLAS OFF)
 find_library(OPENBLAS_LIBRARY NAMES openblas)

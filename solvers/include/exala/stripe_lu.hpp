@@ -1,0 +1,212 @@
+// exala/stripe_lu.hpp - the stripe LU: an out-of-core dense solver.
+//
+// Gauss elimination by stripes of rows, after M. Carcenac ("From tile
+// algorithm to stripe algorithm: a CUBLAS-based parallel implementation on
+// GPUs of Gauss method for the resolution of extremely large dense linear
+// systems stored on an array of solid state devices", J. Supercomputing 2014):
+// the matrix lives as stripe files on one or more disks (the disk tier), a
+// byte-budgeted host cache holds the stripes in use (the host tier), and a
+// dense_engine does the arithmetic (CPU over the system BLAS; GPU engines
+// later). Pivot stripes are factored by substripes of S' rows with local
+// partial pivoting (pivot search within the substripe, as in the seed) or,
+// in core, with ordinary partial pivoting; the L and U factors are kept, so
+// further right-hand sides need no refactoring.
+//
+// Guarantees:
+// - Reproducible: the factors and the solution depend only on the matrix,
+//   the right-hand sides, (S, S', pivoting) and the engine's BLAS - never on
+//   the thread count, the cache size, the traversal order, the meta-stripe
+//   count, the number of I/O threads, or on a run having been killed and
+//   resumed (tests check bit equality across all of these).
+// - Refinement (refine = true): each residual r = b - A x is computed exactly
+//   and rounded once per entry (exala::gemv, A streamed from the original
+//   stripes), then x += (LU)^-1 r; it stops when the normwise backward error
+//   ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) stops decreasing or
+//   reaches u, a correction no longer changes x, or after max_refine steps.
+//   The report gives the backward error before and after and the steps.
+// - Safe: a killed run resumes from its last finished pivot group with the
+//   same bits; I/O failures, full disks, truncated or corrupted files throw
+//   exala::storage_error naming the stripe and the file, and keep the
+//   previous state; a zero or numerically singular pivot throws
+//   exala::singular_pivot naming the column.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exala/error.hpp"
+
+namespace exala {
+
+// A stripe file that cannot be read or written, is truncated, or fails its
+// checksum; or a work directory that is not what the call needs.
+// stripe() is -1 when the problem is not with one stripe.
+class storage_error : public error {
+ public:
+  storage_error(std::int64_t stripe, const std::string& path, const std::string& what)
+      : error("exala: " + (stripe >= 0 ? "stripe " + std::to_string(stripe) + ": " : std::string()) +
+              (path.empty() ? std::string() : "file '" + path + "': ") + what),
+        stripe_(stripe),
+        path_(path) {}
+  std::int64_t stripe() const noexcept { return stripe_; }
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::int64_t stripe_;
+  std::string path_;
+};
+
+// A pivot that is exactly zero, not finite, or not above the threshold.
+class singular_pivot : public error {
+ public:
+  singular_pivot(std::int64_t column, double value, double threshold, const std::string& why)
+      : error("exala: stripe LU: " + why + " pivot at column " + std::to_string(column) +
+              " (0-based): |u| = " + std::to_string(value) +
+              (threshold > 0 ? " <= threshold " + std::to_string(threshold) : std::string()) +
+              " (the matrix is numerically singular, or local pivoting met a tiny pivot: "
+              "try pivoting::partial in core or a larger substripe)"),
+        column_(column),
+        value_(value) {}
+  std::int64_t column() const noexcept { return column_; }
+  double value() const noexcept { return value_; }
+
+ private:
+  std::int64_t column_;
+  double value_;
+};
+
+enum class stripe_order { basic, zigzag, meta_zigzag };
+enum class pivoting { local, partial };
+
+// A snapshot for progress displays (called from the computing thread).
+struct stripe_lu_progress {
+  std::string phase;               // "factor", "solve", "refine"
+  std::int64_t step = 0;           // pivot groups finished (factor) / passes (solve, refine)
+  std::int64_t steps = 0;
+  double fraction = 0;             // of the phase's flops (factor) or passes
+  double elapsed_s = 0;            // since the phase began
+  double eta_s = -1;               // < 0: unknown
+  double gflops = 0;               // factor: this run's rate so far
+  double io_read_mbs = 0;          // since the phase began
+  double io_write_mbs = 0;
+  std::int64_t cache_hits = 0;     // stripe acquisitions served from the cache
+  std::int64_t cache_misses = 0;
+};
+
+struct stripe_lu_options {
+  std::int64_t stripe = 0;         // S rows per stripe; 0: chosen from n and the cache
+  std::int64_t substripe = 0;      // S' rows; 0: min(S, 128)
+  std::int64_t meta = 0;           // stripes per meta-stripe (meta_zigzag); 0: chosen
+  stripe_order order = stripe_order::zigzag;
+  pivoting pivot = pivoting::local;
+  std::uint64_t cache_bytes = 0;   // host cache budget; 0: unlimited (everything cached)
+  int threads = 0;                 // engine threads; 0: all
+  int io_threads = 2;
+  bool sync = false;               // fsync before every rename (power-loss safety)
+  bool drop_page_cache = false;    // drop the OS page cache of stripe files after I/O
+  bool resume = true;              // continue a matching partial run in the work directory
+  double pivot_threshold = -1;     // < 0: n * u * max|a_ij|; 0: exact zeros only
+  std::string engine = "cpu";
+  std::function<void(const stripe_lu_progress&)> on_progress;
+  double progress_interval_s = 0.5;
+};
+
+struct stripe_lu_report {
+  std::int64_t n = 0, stripe = 0, substripe = 0, meta = 1;
+  std::string order, pivot, engine;
+  bool in_core = false;
+  bool resumed = false;              // the factorization continued a partial run
+  std::int64_t groups_resumed = 0;   // pivot groups found finished on disk
+  double factor_seconds = 0;
+  double factor_gflops = 0;          // (2/3 n^3 - the resumed part) / factor_seconds
+  std::int64_t bytes_read = 0, bytes_written = 0;
+  std::int64_t cache_hits = 0, cache_misses = 0;
+  std::uint64_t peak_cache_bytes = 0;
+  double min_pivot_ratio = 0;        // min |u_jj| / max|a_ij|
+};
+
+struct refine_report {
+  int steps = 0;                      // corrections applied
+  bool converged = false;
+  double backward_error_before = 0;   // max over right-hand sides, unrefined x
+  double backward_error_after = 0;    // max over right-hand sides, returned x
+  double seconds = 0;
+};
+
+class stripe_lu {
+ public:
+  // In core: factors the n x n column-major matrix a (lda); a is copied.
+  stripe_lu(std::int64_t n, const double* a, std::int64_t lda, const stripe_lu_options& opt = {});
+  // Out of core: factors the system stored in the work directory set (dirs[0]
+  // holds the manifest; see `exala generate` / `exala import`), resuming a
+  // partial run with the same parameters when opt.resume.
+  stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_options& opt = {});
+  ~stripe_lu();
+  stripe_lu(stripe_lu&&) noexcept;
+  stripe_lu& operator=(stripe_lu&&) noexcept;
+
+  std::int64_t n() const noexcept;
+  const stripe_lu_report& report() const noexcept;
+
+  // x := A^-1 b for nrhs right-hand sides (n x nrhs, ldb), with the factors.
+  void solve(std::int64_t nrhs, double* b, std::int64_t ldb) const;
+  // x := solution of A x = b refined against the exact residual (A read from
+  // the in-core copy or streamed from the original stripes). x (n x nrhs,
+  // ldx) may alias nothing else. max_refine in 0..100.
+  refine_report solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb, double* x,
+                              std::int64_t ldx, int max_refine = 10) const;
+  // The work directory's right-hand sides solved (and refined when
+  // max_refine > 0); out-of-core objects only. x is n x nrhs (ld = n).
+  refine_report solve_stored(std::vector<double>& x, int max_refine) const;
+
+  // Normwise backward error of x for A x = b (exact residual, max over columns).
+  double backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb, const double* x,
+                        std::int64_t ldx) const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
+// Writes a system into a new work directory set, stripe by stripe (the
+// matrix never needs to fit in memory). Each stripe once, in any order; the
+// manifest is written by finish(), so an interrupted writer leaves a set that
+// open() rejects. ||A||_inf and max|a_ij| are computed from the stripes.
+class stripe_system_writer {
+ public:
+  stripe_system_writer(const std::vector<std::string>& workdirs, std::int64_t n, std::int64_t nrhs,
+                       std::int64_t stripe, bool overwrite = false);
+  ~stripe_system_writer();
+  std::int64_t stripes() const noexcept;
+  std::int64_t stripe_rows(std::int64_t index) const;
+  // Stripe `index`: rows [index*stripe, ...) x all n columns, column-major, ld.
+  void write_stripe(std::int64_t index, const double* data, std::int64_t ld);
+  void write_rhs(const double* b, std::int64_t ldb);      // n x nrhs
+  void write_xtrue(const double* x, std::int64_t ldx);    // optional, n x nrhs
+  void finish(const std::string& source);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
+// A random test system written straight to stripes. cond == 0: entries
+// uniform in [-0.5, 0.5] (the seed's matrices); cond >= 1: A = (I - 2uu^T)
+// diag(sigma) (I - 2vv^T) with sigma geometric from 1 to 1/cond and random
+// unit u, v (2-norm condition ~ cond). x_true has entries uniform in
+// [-0.5, 0.5]; B = A x_true rounded once per entry (exact gemv). Entries are
+// a function of (seed, i, j) only: the same system for any stripe height.
+void generate_dense_system(const std::vector<std::string>& workdirs, std::int64_t n,
+                           std::int64_t nrhs, std::uint64_t seed, std::int64_t stripe, double cond,
+                           bool overwrite = false);
+
+std::string_view to_string(stripe_order o) noexcept;
+std::string_view to_string(pivoting p) noexcept;
+stripe_order parse_stripe_order(std::string_view s, const std::string& arg = "order");
+pivoting parse_pivoting(std::string_view s, const std::string& arg = "pivot");
+
+}  // namespace exala

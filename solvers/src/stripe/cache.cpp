@@ -1,0 +1,1 @@
+// cache.cpp - (being written)

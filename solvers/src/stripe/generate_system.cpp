@@ -1,0 +1,1 @@
+// generate_system.cpp - (being written)

@@ -1,0 +1,1 @@
+// kernels.cpp - (being written)

@@ -1,0 +1,1 @@
+// store.cpp - (being written)

@@ -1,0 +1,148 @@
+// stripe/store.hpp - the disk tier of the stripe LU: a work directory set.
+//
+// A work directory set is one or more directories (several disks); dirs[0]
+// holds the manifest, the right-hand sides and the progress journal; stripe
+// files are spread round-robin: stripe I lives in dirs[I % dirs.size()].
+//
+// Files (every one: a fixed header with magic, version, kind, sizes, and a
+// 64-bit checksum of header and payload; payload column-major doubles):
+//   manifest                 n, nrhs, original stripe height, max|a_ij|, ||A||_inf, source
+//   rhs.bin, xtrue.bin       B (n x nrhs) and, for generated systems, the x used to make B
+//   orig_<I>.bin             original stripe I (rows x n), never modified after creation
+//   progress                 factorization parameters and the number of finished groups
+//   act_<I>.bin              active part of factorization stripe I: columns [col0, n)
+//                            after k pivot groups were applied
+//   lseg_<I>_<c0>_<c1>.bin   final L columns [c0, c1) of stripe I (moved out of the active part)
+//   lu_<I>.bin               factored stripe I: all n columns + its row interchanges
+// (orig_ files use the original stripe height; act_/lseg_/lu_ files use the
+// factorization's stripe height S recorded in `progress`.)
+//
+// Safety: every write goes to a temporary name in the same directory and is
+// renamed over the final name once complete (optionally after fsync), so a
+// killed process leaves either the old or the new file, never a torn one;
+// temporary files are removed on open. Every read checks the size and the
+// checksum. Any failure throws exala::storage_error naming the stripe (or -1)
+// and the file; a failed write (ENOSPC, EIO, an injected fault) removes its
+// temporary file and leaves the previous state intact.
+//
+// Thread safety: all const and non-const member functions may be called
+// concurrently for different files (the I/O threads do).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace exala::detail::stripe {
+
+struct manifest {
+  std::int64_t n = 0;
+  std::int64_t nrhs = 0;
+  std::int64_t stripe = 0;   // rows per orig_ file (the last one may be shorter)
+  double max_abs = 0;        // max |a_ij|
+  double norm_inf = 0;       // ||A||_inf = max_i sum_j |a_ij| (rounded upward)
+  bool has_xtrue = false;
+  std::string source;        // one line: how the system was made
+};
+
+struct progress_record {
+  std::int64_t stripe = 0;     // S
+  std::int64_t substripe = 0;  // S'
+  std::int64_t meta = 1;       // stripes per pivot group
+  int pivot = 0;               // exala::pivoting as int
+  std::string engine;          // engine name (bits depend on it)
+  std::int64_t groups_done = 0;  // groups whose lu_ files are complete
+};
+
+struct io_counters {
+  std::atomic<std::int64_t> bytes_read{0};
+  std::atomic<std::int64_t> bytes_written{0};
+  std::atomic<std::int64_t> files_read{0};
+  std::atomic<std::int64_t> files_written{0};
+};
+
+class store {
+ public:
+  // Creates a new set: makes the directories if needed; throws
+  // storage_error if dirs[0] already holds a manifest and !overwrite (with
+  // overwrite, every ExaLA file of the set is removed first).
+  static store create(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,
+                      std::int64_t stripe, bool overwrite);
+  // Opens an existing, complete set (manifest present and valid).
+  static store open(const std::vector<std::string>& dirs);
+
+  store(store&&) noexcept;
+  store& operator=(store&&) noexcept;
+  ~store();
+
+  const manifest& info() const;
+  const std::vector<std::string>& dirs() const;
+  // sync: fsync files and directories before rename (power-loss safety).
+  // drop_cache: after each read/write, ask the kernel to drop the file's pages
+  // (posix_fadvise DONTNEED after fdatasync) so the disk tier is real.
+  void set_policy(bool sync, bool drop_cache);
+  io_counters& counters() const;
+
+  // --- the original system, written once by generate / import ---
+  void write_original(std::int64_t index, const double* data, std::int64_t ld);  // rows_I x n
+  void write_rhs(const double* b, std::int64_t ldb);                              // n x nrhs
+  void write_xtrue(const double* x, std::int64_t ldx);                            // n x nrhs
+  // Writes the manifest last: a set without one is incomplete (open fails).
+  void finish(double max_abs, double norm_inf, const std::string& source);
+  // Rows [row0, row0+rows) x columns [c0, c1) of A into dst (column-major, ld);
+  // any row range (it may span several orig_ files).
+  void read_original(std::int64_t row0, std::int64_t rows, std::int64_t c0, std::int64_t c1,
+                     double* dst, std::int64_t ld) const;
+  void read_rhs(double* b, std::int64_t ldb) const;
+  bool read_xtrue(double* x, std::int64_t ldx) const;  // false if none
+
+  // --- factorization state (stripe index I of the factorization's S) ---
+  std::optional<progress_record> read_progress() const;
+  void write_progress(const progress_record& p);
+  // Removes progress, act_, lseg_ and lu_ files (a fresh factorization).
+  void clear_factorization();
+
+  struct active_header {
+    std::int64_t groups_applied = 0;
+    std::int64_t col0 = 0;
+  };
+  std::optional<active_header> read_active_header(std::int64_t index) const;
+  // Columns [col0, n) of the stripe's `rows` rows.
+  void write_active(std::int64_t index, std::int64_t rows, std::int64_t groups_applied,
+                    std::int64_t col0, const double* data, std::int64_t ld);
+  void read_active(std::int64_t index, std::int64_t rows, std::int64_t col0, double* dst,
+                   std::int64_t ld) const;
+  void remove_active(std::int64_t index);
+
+  void write_lsegment(std::int64_t index, std::int64_t rows, std::int64_t c0, std::int64_t c1,
+                      const double* data, std::int64_t ld);
+  // The [c0, c1) ranges present for the stripe, sorted.
+  std::vector<std::pair<std::int64_t, std::int64_t>> lsegments(std::int64_t index) const;
+  void read_lsegment(std::int64_t index, std::int64_t rows, std::int64_t c0, std::int64_t c1,
+                     double* dst, std::int64_t ld) const;
+  void remove_lsegments(std::int64_t index);
+
+  // Factored stripe: all n columns (rows x n, ld) and `rows` 0-based
+  // in-stripe pivots (local pivoting) or global ones (partial; not stored out
+  // of core). read_lu reads columns [c0, c1); ipiv may be null.
+  void write_lu(std::int64_t index, std::int64_t rows, const double* data, std::int64_t ld,
+                const std::int64_t* ipiv);
+  void read_lu(std::int64_t index, std::int64_t rows, std::int64_t c0, std::int64_t c1,
+               double* dst, std::int64_t ld, std::int64_t* ipiv) const;
+  bool has_lu(std::int64_t index) const;
+
+ private:
+  struct impl;
+  explicit store(impl* p);
+  impl* p_ = nullptr;
+};
+
+// Test hook: after `bytes` more bytes written by this process, every write
+// fails as if the disk were full (ENOSPC); a negative value disables it. The
+// environment variable EXALA_FAULT_WRITE_BYTES sets it at first use.
+void inject_write_fault(std::int64_t bytes);
+
+}  // namespace exala::detail::stripe

@@ -1,0 +1,1 @@
+// stripe_lu.cpp - (being written)
