@@ -110,6 +110,10 @@ struct stripe_lu_options {
   bool drop_page_cache = false;    // drop the OS page cache of stripe files after I/O
   bool resume = true;              // continue a matching partial run in the work directory
   double pivot_threshold = -1;     // < 0: n * u * max|a_ij|; 0: exact zeros only
+  // Out of core: at most every this many seconds (at a pivot-group boundary)
+  // the stripes modified in the cache are written behind, which bounds the
+  // work a killed run loses; 0: after every group.
+  double checkpoint_interval_s = 30;
   std::string engine = "cpu";
   std::function<void(const stripe_lu_progress&)> on_progress;
   double progress_interval_s = 0.5;

@@ -1,1 +1,746 @@
-// stripe_lu.cpp - (being written)
+// stripe/stripe_lu.cpp - the stripe LU driver: in-core and out-of-core
+// factorization, the solve phase, exact-residual refinement (stripe_lu.hpp).
+//
+// Out of core the elimination is right-looking by pivot groups of m stripes
+// (m = 1 for the basic and zigzag orders, m = meta for meta-zigzag): group g
+// is brought up to date and factored stripe by stripe (each member first
+// eliminated by the earlier members), its factored stripes are written as
+// lu_ files and the journal records the group; then every later stripe is
+// eliminated by the group's m stripes, one after the other, in the chosen
+// traversal order (zigzag: alternately ascending and descending, so that the
+// stripes cached at the end of one sweep start the next). A later stripe thus
+// always receives the same sequence of kernel calls, whatever m, the order,
+// the cache or a resume - which is why the bits never depend on them.
+//
+// Per stripe the disk holds: orig_ (never modified), act_ (its columns
+// [c_k, n) after k groups, replaced atomically), and lseg_ files (the final L
+// columns [c_g, c_g+1) of group g, one file per group, so that a repeated
+// write after a crash rewrites the same file with the same bytes). A resumed
+// run reads k from each act_ header and restarts at the smallest k (pivot
+// groups already finished are read back from their lu_ files).
+#include "exala/stripe_lu.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+#include "cache.hpp"
+#include "engine.hpp"
+#include "exala/blas1.hpp"
+#include "exala/blas2.hpp"
+#include "kernels.hpp"
+#include "store.hpp"
+
+namespace exala {
+
+namespace st = detail::stripe;
+using i64 = std::int64_t;
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+constexpr double unit_roundoff = 0x1p-53;
+constexpr i64 default_stripe = 512;
+constexpr i64 default_substripe = 128;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+void check_options(const stripe_lu_options& o) {
+  if (o.stripe < 0) throw invalid_argument("stripe", "must be >= 0 (0 chooses), got " + std::to_string(o.stripe));
+  if (o.substripe < 0)
+    throw invalid_argument("substripe", "must be >= 0 (0 chooses), got " + std::to_string(o.substripe));
+  if (o.meta < 0) throw invalid_argument("meta", "must be >= 0 (0 chooses), got " + std::to_string(o.meta));
+  if (o.meta > 1 && o.order != stripe_order::meta_zigzag)
+    throw invalid_argument("meta", "groups of " + std::to_string(o.meta) +
+                                       " stripes need the meta-zigzag order");
+  if (o.threads < 0 || o.threads > 1024)
+    throw invalid_argument("threads", "must be in 0..1024, got " + std::to_string(o.threads));
+  if (o.io_threads < 0 || o.io_threads > 64)
+    throw invalid_argument("io_threads", "must be in 0..64, got " + std::to_string(o.io_threads));
+  if (!(o.pivot_threshold < 0) && !(o.pivot_threshold >= 0 && std::isfinite(o.pivot_threshold)))
+    throw invalid_argument("pivot_threshold", "must be a finite number (< 0 chooses)");
+  if (!(o.checkpoint_interval_s >= 0))
+    throw invalid_argument("checkpoint_interval_s", "must be >= 0");
+  if (!(o.progress_interval_s >= 0))
+    throw invalid_argument("progress_interval_s", "must be >= 0");
+  if (o.engine != "cpu") {
+    if (o.engine == "cuda" || o.engine == "opencl")
+      throw not_compiled_in("the stripe LU engine '" + o.engine + "'");
+    throw invalid_argument("engine", "must be 'cpu' (got '" + o.engine + "')");
+  }
+}
+
+std::unique_ptr<st::dense_engine> make_engine(const stripe_lu_options& o) {
+  return st::make_cpu_engine(o.threads);
+}
+
+// Flops of the LU (2/3 n^3), the unit of progress and rates.
+double lu_flops(i64 n) { return 2.0 / 3.0 * double(n) * double(n) * double(n); }
+
+// Flops of eliminating pivot rows [r0, r0+s) from `rows` rows (trsm + gemm).
+double elim_flops(i64 n, i64 r0, i64 s, i64 rows) {
+  return double(rows) * double(s) * double(s) + 2.0 * double(rows) * double(s) * double(n - r0 - s);
+}
+// Flops of factoring a pivot stripe of `rows` rows at r0 (~ LU of rows x (n - r0)).
+double factor_flops(i64 n, i64 r0, i64 rows) {
+  const double w = double(n - r0), r = double(rows);
+  return r * r * w - r * r * r / 3.0;
+}
+
+struct progress_meter {
+  const stripe_lu_options& opt;
+  std::string phase;
+  double total = 1, done = 0, start_done = 0;
+  i64 steps = 0;
+  clock_type::time_point t0 = clock_type::now(), last{};
+  st::io_counters* io = nullptr;
+  i64 read0 = 0, written0 = 0;
+
+  progress_meter(const stripe_lu_options& o, std::string ph, double tot, i64 nsteps,
+                 st::io_counters* c)
+      : opt(o), phase(std::move(ph)), total(tot), steps(nsteps), io(c) {
+    if (io) read0 = io->bytes_read, written0 = io->bytes_written;
+  }
+  void report(i64 step, const st::cache_stats* cs, bool force) {
+    if (!opt.on_progress) return;
+    const auto now = clock_type::now();
+    if (!force && std::chrono::duration<double>(now - last).count() < opt.progress_interval_s) return;
+    last = now;
+    stripe_lu_progress p;
+    p.phase = phase;
+    p.step = step;
+    p.steps = steps;
+    p.fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
+    p.elapsed_s = seconds_since(t0);
+    const double did = done - start_done;
+    p.gflops = p.elapsed_s > 0 ? did / p.elapsed_s * 1e-9 : 0;
+    p.eta_s = did > 0 ? p.elapsed_s * (total - done) / did : -1;
+    if (io && p.elapsed_s > 0) {
+      p.io_read_mbs = double(io->bytes_read - read0) / p.elapsed_s * 1e-6;
+      p.io_write_mbs = double(io->bytes_written - written0) / p.elapsed_s * 1e-6;
+    }
+    if (cs) p.cache_hits = cs->hits, p.cache_misses = cs->misses;
+    opt.on_progress(p);
+  }
+};
+
+double max_abs_col(i64 n, i64 nrhs, const double* x, i64 ldx, i64 c) {
+  (void)nrhs;
+  double m = 0;
+  for (i64 i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i + c * ldx]));
+  return m;
+}
+
+}  // namespace
+
+struct stripe_lu::impl {
+  stripe_lu_options opt;
+  stripe_lu_report rep;
+  i64 n = 0, S = 0, Sp = 0, m = 1, N = 0, G = 0;
+  double norm_inf = 0, max_abs = 0;
+  // In core: the original matrix and the factors (n x n, ld n).
+  bool in_core = false;
+  std::vector<double> a0, lu;
+  std::vector<i64> ipiv;  // local: 0-based within the stripe; partial: global rows
+  // Out of core.
+  std::optional<st::store> store;
+  std::vector<std::string> dirs;
+
+  i64 rows(i64 I) const { return std::min(S, n - I * S); }
+  i64 col_of_group(i64 g) const { return std::min(n, g * m * S); }
+  double threshold() const {
+    return opt.pivot_threshold >= 0 ? opt.pivot_threshold : double(n) * unit_roundoff * max_abs;
+  }
+  void choose_sizes(bool out_of_core);
+  void factor_in_core();
+  void factor_out_of_core();
+  void permute(i64 nrhs, double* y, i64 ldy) const;
+  void solve_in_place(i64 nrhs, double* y, i64 ldy) const;
+  void residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx, double* r) const;
+  double backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                        const double* r) const;
+  refine_report refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx, int max_refine) const;
+  void note_pivots(const st::block& b, i64 r0);
+};
+
+void stripe_lu::impl::choose_sizes(bool out_of_core) {
+  S = opt.stripe;
+  if (S == 0) {
+    S = default_stripe;
+    if (out_of_core && opt.cache_bytes != 0) {
+      // At least 8 stripes' worth of active parts in the cache.
+      const double per_row = 8.0 * double(n);
+      S = std::clamp<i64>(i64(double(opt.cache_bytes) / 8.0 / per_row), 16, default_stripe);
+    }
+  }
+  S = std::max<i64>(1, std::min(S, std::max<i64>(n, 1)));
+  Sp = opt.substripe == 0 ? std::min(S, default_substripe) : opt.substripe;
+  if (Sp > S)
+    throw invalid_argument("substripe", std::to_string(Sp) + " exceeds the stripe height " +
+                                            std::to_string(S));
+  N = n == 0 ? 0 : (n + S - 1) / S;
+  m = 1;
+  if (opt.order == stripe_order::meta_zigzag) {
+    m = opt.meta;
+    if (m == 0) {
+      m = 4;
+      if (out_of_core && opt.cache_bytes != 0) {
+        const double stripe_bytes = 8.0 * double(S) * double(n);
+        const i64 fit = i64(double(opt.cache_bytes) / stripe_bytes);
+        m = std::max<i64>(1, (fit - 2) / 2);
+      }
+    }
+    m = std::max<i64>(1, std::min(m, std::max<i64>(N, 1)));
+  }
+  G = N == 0 ? 0 : (N + m - 1) / m;
+  rep.n = n, rep.stripe = S, rep.substripe = Sp, rep.meta = m;
+  rep.order = std::string(to_string(opt.order));
+  rep.pivot = std::string(to_string(opt.pivot));
+  rep.engine = opt.engine;
+}
+
+void stripe_lu::impl::note_pivots(const st::block& b, i64 r0) {
+  if (max_abs == 0) return;
+  for (i64 i = 0; i < b.rows; ++i) {
+    const double r = std::fabs(b.col(r0 + i)[i]) / max_abs;
+    if (r < rep.min_pivot_ratio || rep.min_pivot_ratio == 0) rep.min_pivot_ratio = r;
+  }
+}
+
+// ---------------------------------------------------------------- in core
+
+void stripe_lu::impl::factor_in_core() {
+  in_core = true;
+  rep.in_core = true;
+  lu = a0;
+  ipiv.assign(std::size_t(n), 0);
+  auto e = make_engine(opt);
+  rep.engine = e->name();
+  const auto t0 = clock_type::now();
+  progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
+  pm.report(0, nullptr, true);
+  const double thr = threshold();
+  if (opt.pivot == pivoting::partial) {
+    st::factor_partial(*e, n, lu.data(), n, S, thr, ipiv.data());
+    for (i64 J = 0; J < N; ++J) note_pivots({lu.data() + J * S, rows(J), 0, n, n}, J * S);
+    pm.done = pm.total;
+  } else {
+    for (i64 J = 0; J < N; ++J) {
+      const st::block p{lu.data() + J * S, rows(J), 0, n, n};
+      st::factor_stripe_local(*e, p, J * S, Sp, thr, ipiv.data() + J * S);
+      note_pivots(p, J * S);
+      pm.done += factor_flops(n, J * S, p.rows);
+      for (i64 I = J + 1; I < N; ++I) {
+        st::apply_pivot_stripe(*e, p, J * S, {lu.data() + I * S, rows(I), 0, n, n});
+        pm.done += elim_flops(n, J * S, p.rows, rows(I));
+      }
+      pm.report(J + 1, nullptr, false);
+    }
+  }
+  rep.factor_seconds = seconds_since(t0);
+  rep.factor_gflops = rep.factor_seconds > 0 ? lu_flops(n) / rep.factor_seconds * 1e-9 : 0;
+  pm.done = pm.total;
+  pm.report(N, nullptr, true);
+}
+
+// ------------------------------------------------------------ out of core
+
+void stripe_lu::impl::factor_out_of_core() {
+  st::store& sto = *store;
+  st::progress_record want{S, Sp, m, int(opt.pivot), "", 0};
+  auto eng = make_engine(opt);
+  want.engine = eng->name();
+  rep.engine = want.engine;
+
+  i64 groups_done = 0;
+  auto have = sto.read_progress();
+  if (have && opt.resume) {
+    if (have->stripe != S || have->substripe != Sp || have->meta != m || have->pivot != want.pivot ||
+        have->engine != want.engine)
+      throw storage_error(-1, dirs[0] + "/progress",
+                          "holds a partial run with stripe " + std::to_string(have->stripe) +
+                              ", substripe " + std::to_string(have->substripe) + ", meta " +
+                              std::to_string(have->meta) + ", engine " + have->engine +
+                              "; give the same parameters to resume it, or start over "
+                              "(resume = false, `exala solve --restart`)");
+    groups_done = have->groups_done;
+    rep.resumed = true;
+  } else {
+    sto.clear_factorization();
+    sto.write_progress(want);
+  }
+  rep.groups_resumed = groups_done;
+  for (i64 J = 0; J < std::min(N, groups_done * m); ++J) {  // leftovers of a kill at a group's end
+    sto.remove_active(J);
+    sto.remove_lsegments(J);
+  }
+
+  // Groups applied to each stripe, as on disk (k) and as in memory.
+  std::vector<i64> k(std::size_t(N), 0);
+  std::vector<std::atomic<i64>> disk_k(static_cast<std::size_t>(N));
+  for (i64 I = groups_done * m; I < N; ++I) {
+    if (auto h = sto.read_active_header(I)) {
+      if (h->groups_applied < 0 || h->groups_applied > std::min(groups_done, I / m) ||
+          h->col0 != col_of_group(h->groups_applied))
+        throw storage_error(I, "", "act_ file of the partial run is inconsistent with its journal "
+                                   "(groups applied " + std::to_string(h->groups_applied) + ")");
+      k[std::size_t(I)] = h->groups_applied;
+    }
+    disk_k[std::size_t(I)] = k[std::size_t(I)];
+  }
+  i64 g_start = groups_done;
+  for (i64 I = groups_done * m; I < N; ++I) g_start = std::min(g_start, k[std::size_t(I)]);
+
+  // Cache keys: I >= 0 the working stripe I; -(J + 1) the factored stripe J
+  // read back from its lu_ file (columns [c_g, n) of its group g).
+  st::cache_callbacks cb;
+  cb.size = [&](i64 key) -> std::uint64_t {
+    if (key < 0) {
+      const i64 J = -key - 1;
+      return std::uint64_t(rows(J)) * std::uint64_t(n - col_of_group(J / m)) * 8u;
+    }
+    return std::uint64_t(rows(key)) * std::uint64_t(n - col_of_group(disk_k[std::size_t(key)])) * 8u;
+  };
+  cb.load = [&](i64 key, st::cache_buffer& b) {
+    if (key < 0) {
+      const i64 J = -key - 1, c0 = col_of_group(J / m);
+      b.rows = rows(J), b.col0 = c0, b.ncols = n - c0;
+      b.data.reset(new double[std::size_t(b.rows * b.ncols)]);
+      sto.read_lu(J, b.rows, c0, n, b.data.get(), b.rows, nullptr);
+      return;
+    }
+    const i64 kk = disk_k[std::size_t(key)], c0 = col_of_group(kk);
+    b.rows = rows(key), b.col0 = c0, b.ncols = n - c0, b.version = b.disk_version = kk;
+    b.data.reset(new double[std::size_t(b.rows * b.ncols)]);
+    if (kk == 0)
+      sto.read_original(key * S, b.rows, 0, n, b.data.get(), b.rows);
+    else
+      sto.read_active(key, b.rows, c0, b.data.get(), b.rows);
+  };
+  cb.flush = [&](i64 key, const st::cache_buffer& b) {
+    const i64 r = b.rows;
+    for (i64 g = b.disk_version; g < b.version; ++g) {
+      const i64 c0 = col_of_group(g), c1 = col_of_group(g + 1);
+      sto.write_lsegment(key, r, c0, c1, b.data.get() + (c0 - b.col0) * r, r);
+    }
+    const i64 c = col_of_group(b.version);
+    sto.write_active(key, r, b.version, c, b.data.get() + (c - b.col0) * r, r);
+    disk_k[std::size_t(key)] = b.version;
+  };
+
+  // Room: m pinned pivots + the stripe in use + one in flight.
+  if (opt.cache_bytes != 0) {
+    const std::uint64_t stripe_bytes = std::uint64_t(S) * std::uint64_t(n) * 8u;
+    if (opt.cache_bytes < std::uint64_t(m + 2) * stripe_bytes)
+      throw invalid_argument("cache", std::to_string(opt.cache_bytes >> 20) +
+                                          " MiB cannot hold " + std::to_string(m) +
+                                          " pivot stripe(s) plus two working stripes of " +
+                                          std::to_string((stripe_bytes + (1u << 20) - 1) >> 20) +
+                                          " MiB: raise the cache or lower the stripe or meta");
+  }
+  st::stripe_cache cache(cb, opt.cache_bytes, opt.io_threads);
+
+  const double thr = threshold();
+  double resumed_flops = 0;
+  for (i64 g = 0; g < groups_done; ++g)
+    for (i64 J = g * m; J < std::min(N, (g + 1) * m); ++J) {
+      resumed_flops += factor_flops(n, J * S, rows(J));
+      for (i64 I = J + 1; I < N; ++I) resumed_flops += elim_flops(n, J * S, rows(J), rows(I));
+    }
+  progress_meter pm(opt, "factor", lu_flops(n), G, &sto.counters());
+  pm.done = pm.start_done = std::min(resumed_flops, pm.total);
+  const auto t0 = clock_type::now();
+  auto last_checkpoint = t0;
+  const i64 read0 = sto.counters().bytes_read, written0 = sto.counters().bytes_written;
+  pm.report(groups_done, nullptr, true);
+
+  std::vector<double> row_buf;  // one full factored stripe while its lu_ file is written
+  std::vector<i64> piv(static_cast<std::size_t>(S));
+  auto view = [&](st::cache_buffer& b) { return st::block{b.data.get(), b.rows, b.col0, n, b.rows}; };
+
+  for (i64 g = g_start; g < G; ++g) {
+    const i64 first = g * m, last = std::min(N, (g + 1) * m);
+    std::vector<i64> keys;
+    std::vector<st::cache_buffer*> piv_bufs;
+    if (g < groups_done) {
+      // Catching up after a resume: the group's factors come from lu_ files.
+      for (i64 J = first; J < last; ++J) keys.push_back(-(J + 1));
+      cache.plan(keys);
+      for (i64 key : keys) {
+        piv_bufs.push_back(&cache.acquire(key));
+        cache.pin(key);
+      }
+    } else {
+      for (i64 J = first; J < last; ++J) keys.push_back(J);
+      cache.plan(keys);
+      for (i64 J = first; J < last; ++J) {
+        st::cache_buffer& b = cache.acquire(J);
+        cache.pin(J);
+        if (b.version != g)
+          throw storage_error(J, "", "stripe holds " + std::to_string(b.version) +
+                                         " groups when its own group " + std::to_string(g) +
+                                         " starts");
+        const st::block tb = view(b);
+        for (std::size_t q = 0; q < piv_bufs.size(); ++q) {
+          const i64 P = first + i64(q);
+          st::apply_pivot_stripe(*eng, view(*piv_bufs[q]), P * S, tb);
+          pm.done += elim_flops(n, P * S, rows(P), b.rows);
+        }
+        st::factor_stripe_local(*eng, tb, J * S, Sp, thr, piv.data());
+        note_pivots(tb, J * S);
+        pm.done += factor_flops(n, J * S, b.rows);
+        // lu_ file: the L columns on disk [0, c_k) (row-swapped now) + the buffer.
+        const i64 r = b.rows, kd = disk_k[std::size_t(J)];
+        row_buf.assign(std::size_t(r * n), 0.0);
+        for (i64 q = 0; q < kd; ++q) {
+          const i64 c0 = col_of_group(q), c1 = col_of_group(q + 1);
+          if (c1 > b.col0) break;  // the buffer holds these columns too
+          sto.read_lsegment(J, r, c0, c1, row_buf.data() + c0 * r, r);
+        }
+        if (b.col0 > 0) eng->laswp(b.col0, row_buf.data(), r, 0, r, piv.data());
+        std::memcpy(row_buf.data() + b.col0 * r, b.data.get(), std::size_t(r * b.ncols) * 8u);
+        sto.write_lu(J, r, row_buf.data(), r, piv.data());
+        b.version = g + 1;
+        b.disk_version = g + 1;  // never written back as act_ again: it is an lu_ file now
+        piv_bufs.push_back(&b);
+      }
+      row_buf.clear();
+      row_buf.shrink_to_fit();
+      want.groups_done = g + 1;
+      sto.write_progress(want);
+      for (i64 J = first; J < last; ++J) {
+        sto.remove_active(J);
+        sto.remove_lsegments(J);
+      }
+    }
+
+    // Sweep: eliminate the group from every later stripe still behind.
+    std::vector<i64> targets;
+    for (i64 I = last; I < N; ++I)
+      if (k[std::size_t(I)] == g) targets.push_back(I);
+    if (opt.order != stripe_order::basic && (g % 2) == 1) std::reverse(targets.begin(), targets.end());
+    cache.plan(targets);
+    for (i64 I : targets) {
+      st::cache_buffer& b = cache.acquire(I);
+      if (b.version != g) {
+        cache.release(I);
+        throw storage_error(I, "", "cached stripe holds " + std::to_string(b.version) +
+                                       " groups, expected " + std::to_string(g));
+      }
+      const st::block tb = view(b);
+      for (i64 J = first; J < last; ++J) {
+        st::apply_pivot_stripe(*eng, view(*piv_bufs[std::size_t(J - first)]), J * S, tb);
+        pm.done += elim_flops(n, J * S, rows(J), b.rows);
+      }
+      b.version = g + 1;
+      k[std::size_t(I)] = g + 1;
+      cache.release(I);
+      const auto cs = cache.stats();
+      pm.report(g, &cs, false);
+    }
+    for (std::size_t q = 0; q < keys.size(); ++q) {
+      cache.release(keys[q]);
+      cache.unpin(keys[q]);
+      cache.discard(keys[q]);
+    }
+    groups_done = std::max(groups_done, g + 1);
+    if (seconds_since(last_checkpoint) >= opt.checkpoint_interval_s && g + 1 < G) {
+      cache.flush_async();
+      last_checkpoint = clock_type::now();
+    }
+    const auto cs = cache.stats();
+    pm.report(g + 1, &cs, true);
+  }
+  cache.flush_all();
+  const auto cs = cache.stats();
+  rep.factor_seconds = seconds_since(t0);
+  rep.factor_gflops =
+      rep.factor_seconds > 0 ? (lu_flops(n) - pm.start_done) / rep.factor_seconds * 1e-9 : 0;
+  rep.bytes_read = sto.counters().bytes_read - read0;
+  rep.bytes_written = sto.counters().bytes_written - written0;
+  rep.cache_hits = cs.hits, rep.cache_misses = cs.misses;
+  rep.peak_cache_bytes = cs.peak_bytes;
+  pm.done = pm.total;
+  pm.report(G, &cs, true);
+}
+
+// -------------------------------------------------------------- the solves
+
+// y := P y (the row interchanges of every stripe, in order).
+void stripe_lu::impl::permute(i64 nrhs, double* y, i64 ldy) const {
+  auto swap_rows = [&](i64 a, i64 b) {
+    if (a == b) return;
+    for (i64 c = 0; c < nrhs; ++c) std::swap(y[a + c * ldy], y[b + c * ldy]);
+  };
+  if (opt.pivot == pivoting::partial) {
+    for (i64 i = 0; i < n; ++i) swap_rows(i, ipiv[std::size_t(i)]);
+  } else {
+    for (i64 J = 0; J < N; ++J)
+      for (i64 i = 0; i < rows(J); ++i) swap_rows(J * S + i, J * S + ipiv[std::size_t(J * S + i)]);
+  }
+}
+
+void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
+  if (n == 0 || nrhs == 0) return;
+  auto e = make_engine(opt);
+  if (in_core) {
+    permute(nrhs, y, ldy);
+    for (i64 J = 0; J < N; ++J)
+      st::forward_stripe(*e, {const_cast<double*>(lu.data()) + J * S, rows(J), 0, n, n}, J * S, nrhs, y, ldy);
+    for (i64 J = N - 1; J >= 0; --J)
+      st::backward_stripe(*e, {const_cast<double*>(lu.data()) + J * S, rows(J), 0, n, n}, J * S, nrhs, y, ldy);
+    return;
+  }
+  // Out of core: lu_ stripes streamed through a cache, forward then backward
+  // (the stripes cached at the end of the forward pass start the backward one).
+  st::store& sto = const_cast<st::store&>(*store);
+  std::vector<i64> piv(static_cast<std::size_t>(n));
+  st::cache_callbacks cb;
+  cb.size = [&](i64 J) { return std::uint64_t(rows(J)) * std::uint64_t(n) * 8u; };
+  cb.load = [&](i64 J, st::cache_buffer& b) {
+    b.rows = rows(J), b.col0 = 0, b.ncols = n;
+    b.data.reset(new double[std::size_t(b.rows * n)]);
+    sto.read_lu(J, b.rows, 0, n, b.data.get(), b.rows, piv.data() + J * S);
+  };
+  cb.flush = [](i64, const st::cache_buffer&) {};
+  st::stripe_cache cache(cb, opt.cache_bytes, opt.io_threads);
+  std::vector<i64> order;
+  for (i64 J = 0; J < N; ++J) order.push_back(J);
+  for (i64 J = N - 1; J >= 0; --J) order.push_back(J);
+  cache.plan(order);
+  for (i64 J = 0; J < N; ++J) {
+    st::cache_buffer& b = cache.acquire(J);
+    for (i64 i = 0; i < b.rows; ++i) {
+      const i64 a = J * S + i, t = J * S + piv[std::size_t(a)];
+      if (a != t)
+        for (i64 c = 0; c < nrhs; ++c) std::swap(y[a + c * ldy], y[t + c * ldy]);
+    }
+    st::forward_stripe(*e, {b.data.get(), b.rows, 0, n, b.rows}, J * S, nrhs, y, ldy);
+    cache.release(J);
+  }
+  for (i64 J = N - 1; J >= 0; --J) {
+    st::cache_buffer& b = cache.acquire(J);
+    st::backward_stripe(*e, {b.data.get(), b.rows, 0, n, b.rows}, J * S, nrhs, y, ldy);
+    cache.release(J);
+  }
+}
+
+// r := b - A x, each entry rounded once from the exact value (exala::gemv).
+void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                               double* r) const {
+  const exec ex{is_compiled_in(backend::omp) ? backend::omp : backend::simd, opt.threads};
+  for (i64 c = 0; c < nrhs; ++c)
+    for (i64 i = 0; i < n; ++i) r[i + c * n] = b[i + c * ldb];
+  if (in_core) {
+    for (i64 c = 0; c < nrhs; ++c)
+      gemv(layout::col_major, transpose::none, n, n, -1.0, a0.data(), n, x + c * ldx, 1, 1.0,
+           r + c * n, 1, ex);
+    return;
+  }
+  st::store& sto = const_cast<st::store&>(*store);
+  st::cache_callbacks cb;
+  cb.size = [&](i64 I) { return std::uint64_t(rows(I)) * std::uint64_t(n) * 8u; };
+  cb.load = [&](i64 I, st::cache_buffer& bb) {
+    bb.rows = rows(I), bb.col0 = 0, bb.ncols = n;
+    bb.data.reset(new double[std::size_t(bb.rows * n)]);
+    sto.read_original(I * S, bb.rows, 0, n, bb.data.get(), bb.rows);
+  };
+  cb.flush = [](i64, const st::cache_buffer&) {};
+  st::stripe_cache cache(cb, opt.cache_bytes, opt.io_threads);
+  std::vector<i64> order;
+  for (i64 I = 0; I < N; ++I) order.push_back(I);
+  cache.plan(order);
+  for (i64 I = 0; I < N; ++I) {
+    st::cache_buffer& a = cache.acquire(I);
+    for (i64 c = 0; c < nrhs; ++c)
+      gemv(layout::col_major, transpose::none, a.rows, n, -1.0, a.data.get(), a.rows, x + c * ldx, 1,
+           1.0, r + I * S + c * n, 1, ex);
+    cache.release(I);
+  }
+}
+
+double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                                       const double* r) const {
+  double worst = 0;
+  for (i64 c = 0; c < nrhs; ++c) {
+    const double rn = max_abs_col(n, nrhs, r, n, c);
+    const double den = norm_inf * max_abs_col(n, nrhs, x, ldx, c) + max_abs_col(n, nrhs, b, ldb, c);
+    const double eta = rn == 0 ? 0 : (den > 0 ? rn / den : std::numeric_limits<double>::infinity());
+    if (std::isnan(rn)) return std::numeric_limits<double>::quiet_NaN();
+    worst = std::max(worst, eta);
+  }
+  return worst;
+}
+
+// Iterative refinement with the exact residual (see the header): stops when
+// the backward error reaches u, stops halving, or a correction changes nothing.
+refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
+                                      int max_refine) const {
+  if (max_refine < 0 || max_refine > 100)
+    throw invalid_argument("max_refine", "must be in 0..100, got " + std::to_string(max_refine));
+  refine_report rr;
+  const auto t0 = clock_type::now();
+  for (i64 c = 0; c < nrhs; ++c)
+    for (i64 i = 0; i < n; ++i) x[i + c * ldx] = b[i + c * ldb];
+  solve_in_place(nrhs, x, ldx);
+  std::vector<double> r(std::size_t(n * nrhs)), xn(std::size_t(n * nrhs));
+  residual(nrhs, b, ldb, x, ldx, r.data());
+  double eta = backward_error(nrhs, b, ldb, x, ldx, r.data());
+  rr.backward_error_before = eta;
+  progress_meter pm(opt, "refine", double(max_refine), max_refine,
+                    store ? &store->counters() : nullptr);
+  for (int step = 0; step < max_refine; ++step) {
+    if (!(eta > unit_roundoff)) {  // also stops on NaN
+      rr.converged = !std::isnan(eta);
+      break;
+    }
+    solve_in_place(nrhs, r.data(), n);  // the correction d
+    bool changed = false;
+    for (i64 c = 0; c < nrhs; ++c)
+      for (i64 i = 0; i < n; ++i) {
+        const double v = x[i + c * ldx] + r[std::size_t(i + c * n)];
+        xn[std::size_t(i + c * n)] = v;
+        changed |= std::memcmp(&v, &x[i + c * ldx], sizeof v) != 0;
+      }
+    if (!changed) {
+      rr.converged = true;
+      residual(nrhs, b, ldb, x, ldx, r.data());
+      break;
+    }
+    std::vector<double> rn(std::size_t(n * nrhs));
+    residual(nrhs, b, ldb, xn.data(), n, rn.data());
+    const double eta_n = backward_error(nrhs, b, ldb, xn.data(), n, rn.data());
+    if (!(eta_n < eta)) break;  // no progress: keep the better x
+    for (i64 c = 0; c < nrhs; ++c)
+      for (i64 i = 0; i < n; ++i) x[i + c * ldx] = xn[std::size_t(i + c * n)];
+    r.swap(rn);
+    const bool stalled = eta_n > 0.5 * eta;
+    eta = eta_n;
+    ++rr.steps;
+    pm.done = rr.steps;
+    pm.report(rr.steps, nullptr, false);
+    if (stalled) {
+      rr.converged = eta <= 2 * unit_roundoff;
+      break;
+    }
+  }
+  if (!(eta > unit_roundoff) && !std::isnan(eta)) rr.converged = true;
+  rr.backward_error_after = eta;
+  rr.seconds = seconds_since(t0);
+  return rr;
+}
+
+// ------------------------------------------------------------- public API
+
+stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& opt)
+    : p_(std::make_unique<impl>()) {
+  check_options(opt);
+  if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
+  if (lda < std::max<i64>(1, n))
+    throw invalid_argument("lda", "must be >= max(1, n) = " + std::to_string(std::max<i64>(1, n)) +
+                                      ", got " + std::to_string(lda));
+  if (n > 0 && a == nullptr) throw invalid_argument("a", "is null");
+  impl& s = *p_;
+  s.opt = opt;
+  s.n = n;
+  s.choose_sizes(false);
+  s.a0.resize(std::size_t(n * n));
+  for (i64 j = 0; j < n; ++j)
+    for (i64 i = 0; i < n; ++i) {
+      const double v = a[i + j * lda];
+      if (!std::isfinite(v))
+        throw invalid_argument("a", "entry (" + std::to_string(i) + ", " + std::to_string(j) +
+                                        ") is not finite");
+      s.a0[std::size_t(i + j * n)] = v;
+      s.max_abs = std::max(s.max_abs, std::fabs(v));
+    }
+  for (i64 i = 0; i < n; ++i)
+    s.norm_inf = std::max(s.norm_inf, asum(n, s.a0.data() + i, n, {backend::simd, 0, rounding::upward}));
+  s.factor_in_core();
+}
+
+stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_options& opt)
+    : p_(std::make_unique<impl>()) {
+  check_options(opt);
+  if (workdirs.empty()) throw invalid_argument("workdirs", "is empty");
+  impl& s = *p_;
+  s.opt = opt;
+  s.dirs = workdirs;
+  s.store.emplace(st::store::open(workdirs));
+  s.store->set_policy(opt.sync, opt.drop_page_cache);
+  const st::manifest& man = s.store->info();
+  s.n = man.n;
+  s.max_abs = man.max_abs;
+  s.norm_inf = man.norm_inf;
+  const std::uint64_t matrix_bytes = std::uint64_t(s.n) * std::uint64_t(s.n) * 8u;
+  const bool fits = opt.cache_bytes == 0 || opt.cache_bytes >= matrix_bytes;
+  if (opt.pivot == pivoting::partial) {
+    if (!fits)
+      throw invalid_argument("pivot", "partial pivoting needs the whole matrix in memory (" +
+                                          std::to_string(matrix_bytes >> 20) +
+                                          " MiB > cache): use local pivoting out of core");
+    // In core from the work directory: load A, factor in memory.
+    s.choose_sizes(false);
+    s.a0.resize(std::size_t(s.n * s.n));
+    if (s.n > 0) s.store->read_original(0, s.n, 0, s.n, s.a0.data(), s.n);
+    s.factor_in_core();
+    return;
+  }
+  s.choose_sizes(true);
+  s.factor_out_of_core();
+}
+
+stripe_lu::~stripe_lu() = default;
+stripe_lu::stripe_lu(stripe_lu&&) noexcept = default;
+stripe_lu& stripe_lu::operator=(stripe_lu&&) noexcept = default;
+
+i64 stripe_lu::n() const noexcept { return p_->n; }
+const stripe_lu_report& stripe_lu::report() const noexcept { return p_->rep; }
+
+namespace {
+void check_rhs(i64 n, i64 nrhs, const void* b, i64 ldb, const char* bn, const char* ldn) {
+  if (nrhs < 0) throw invalid_argument("nrhs", "must be >= 0, got " + std::to_string(nrhs));
+  if (ldb < std::max<i64>(1, n))
+    throw invalid_argument(ldn, "must be >= max(1, n) = " + std::to_string(std::max<i64>(1, n)) +
+                                    ", got " + std::to_string(ldb));
+  if (n > 0 && nrhs > 0 && b == nullptr) throw invalid_argument(bn, "is null");
+}
+}  // namespace
+
+void stripe_lu::solve(i64 nrhs, double* b, i64 ldb) const {
+  check_rhs(p_->n, nrhs, b, ldb, "b", "ldb");
+  p_->solve_in_place(nrhs, b, ldb);
+}
+
+refine_report stripe_lu::solve_refined(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
+                                       int max_refine) const {
+  check_rhs(p_->n, nrhs, b, ldb, "b", "ldb");
+  check_rhs(p_->n, nrhs, x, ldx, "x", "ldx");
+  return p_->refine(nrhs, b, ldb, x, ldx, max_refine);
+}
+
+refine_report stripe_lu::solve_stored(std::vector<double>& x, int max_refine) const {
+  if (!p_->store) throw invalid_argument("solve_stored", "needs a stripe_lu made from a work directory");
+  const i64 n = p_->n, nrhs = p_->store->info().nrhs;
+  std::vector<double> b(std::size_t(n * nrhs));
+  if (n > 0 && nrhs > 0) p_->store->read_rhs(b.data(), n);
+  x.assign(std::size_t(n * nrhs), 0.0);
+  if (n == 0 || nrhs == 0) return {};
+  return p_->refine(nrhs, b.data(), n, x.data(), n, max_refine);
+}
+
+double stripe_lu::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx) const {
+  check_rhs(p_->n, nrhs, b, ldb, "b", "ldb");
+  check_rhs(p_->n, nrhs, x, ldx, "x", "ldx");
+  std::vector<double> r(std::size_t(p_->n * nrhs));
+  p_->residual(nrhs, b, ldb, x, ldx, r.data());
+  return p_->backward_error(nrhs, b, ldb, x, ldx, r.data());
+}
+
+}  // namespace exala
