@@ -163,6 +163,7 @@ cache_buffer& stripe_cache::acquire(std::int64_t index) {
                                           " is too small: the stripes in use and pinned take " +
                                           mib(resident_) + " and the next one needs " + mib(bytes));
     }
+    if (entries_.count(index)) continue;  // an I/O thread started it while we flushed
     entry& e = entries_[index];
     e.st = stripe_state::loading;
     e.reserved = bytes;

@@ -660,8 +660,10 @@ stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& o
       s.a0[std::size_t(i + j * n)] = v;
       s.max_abs = std::max(s.max_abs, std::fabs(v));
     }
-  for (i64 i = 0; i < n; ++i)
-    s.norm_inf = std::max(s.norm_inf, asum(n, s.a0.data() + i, n, {backend::simd, 0, rounding::upward}));
+  std::vector<double> rowsum(std::size_t(n), 0.0);  // column order: one pass over A
+  for (i64 j = 0; j < n; ++j)
+    for (i64 i = 0; i < n; ++i) rowsum[std::size_t(i)] += std::fabs(s.a0[std::size_t(i + j * n)]);
+  for (double v : rowsum) s.norm_inf = std::max(s.norm_inf, v);
   s.factor_in_core();
 }
 
