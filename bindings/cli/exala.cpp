@@ -7,13 +7,18 @@
 //   exala trsv T B [--uplo L|U] [--trans N|T] [--diag N|U]
 //                  [--method exact|refined|compensated|double-double|naive]
 //   exala generate trsv --n N --cond C [--seed S] -o DIR
+//   exala generate dense --n N [--seed S] --workdir DIR [--stripe S] [--cond C]
+//                        [--nrhs K] [--force]
+//   exala import A B --workdir DIR [--stripe S] [--buffer SIZE] [--force]
+//   exala solve A B | --workdir DIR [--cache SIZE] [stripe LU options]
 //   common options: [--backend B] [--threads N] [--rounding R] [-o FILE]
 //
 // Commands live in one table (name, operands, summary, function), and the
 // options that belong to some commands only in a second table (name, value,
 // the commands that take it); adding a command means adding a function and
-// rows. Options may come before or after the operands; an option given twice
-// takes its last value. A scalar result is printed on one line with 17
+// rows (the stripe LU commands live in stripe_commands.cpp). Options may come
+// before or after the operands; an option given twice takes its last value
+// (--workdir keeps them all: several disks). A scalar result is printed on one line with 17
 // significant digits (it reads back to the same bits); a matrix result, or
 // any result with -o, is written as a Matrix Market array file (17 digits,
 // so it reads back bit for bit). Every error, from the command line, a file
@@ -43,6 +48,7 @@
 #include "exala/error.hpp"
 #include "exala/solvers.hpp"
 #include "matrix_market.hpp"
+#include "stripe_commands.hpp"
 
 #ifndef EXALA_VERSION
 #error "EXALA_VERSION must be defined by the build (PROJECT_VERSION)"
@@ -55,11 +61,7 @@ constexpr int exit_error = 2;
 constexpr int max_threads = 1024;
 constexpr std::int64_t max_generate_n = 20000;  // 3.2 GB for T: beyond, ask the library directly
 
-// A mistake on the command line (as opposed to in a file or the library).
-class usage_error : public exala::error {
- public:
-  using exala::error::error;
-};
+using exala::cli::usage_error;
 
 // What a command computed: nothing (it wrote its own files), a scalar, or a
 // rows x cols matrix (column-major).
@@ -84,18 +86,16 @@ struct invocation {
   operand_list args;
   exala::exec ex;
   bool rounding_given = false;
-  std::string output;  // -o FILE (DIR for generate); empty: stdout
+  bool backend_given = false;
+  bool threads_given = false;
+  std::string output;  // -o FILE (DIR for generate trsv); empty: stdout
   bool help = false;
   bool version = false;
-  // Command options (second table below), by name: the last value given.
-  std::map<std::string, std::string, std::less<>> named;
-  std::vector<std::string> named_order;  // first appearance of each, for messages
+  // Command options (second table below), by name: every value given.
+  exala::cli::option_values named;
 
-  std::optional<std::string_view> get(std::string_view name) const {
-    const auto it = named.find(name);
-    if (it == named.end()) return std::nullopt;
-    return std::string_view(it->second);
-  }
+  // The last value given.
+  std::optional<std::string_view> get(std::string_view name) const { return named.get(name); }
 };
 
 // ---- option values ----
@@ -365,11 +365,44 @@ result run_trsv(const invocation& inv) {
   return result::of_matrix(n, 1, std::move(x));
 }
 
-// DIR/T.mtx, DIR/b.mtx and (with MPFR) DIR/x_exact.mtx of an ill-conditioned
-// lower-triangular system.
+// ---- the stripe LU commands (stripe_commands.cpp) ----
+
+// The command line as the stripe commands see it; they take neither
+// --backend nor --rounding (the stripe LU has its own engine, and rounds to
+// nearest).
+exala::cli::stripe_request stripe_request_of(const invocation& inv, const std::string& what) {
+  if (inv.backend_given)
+    throw usage_error("option '--backend' does not apply to '" + what + "'");
+  if (inv.rounding_given)
+    throw usage_error("option '--rounding' does not apply to '" + what + "'");
+  return {inv.command_name, inv.args, inv.named, inv.output, inv.threads_given ? inv.ex.threads : 0};
+}
+
+result run_import(const invocation& inv) {
+  exala::cli::import_system(stripe_request_of(inv, "import"));
+  return result::nothing();
+}
+
+result run_solve(const invocation& inv) {
+  exala::cli::solution x = exala::cli::solve(stripe_request_of(inv, "solve"));
+  return result::of_matrix(x.rows, x.cols, std::move(x.values));
+}
+
+// generate trsv: DIR/T.mtx, DIR/b.mtx and (with MPFR) DIR/x_exact.mtx of an
+// ill-conditioned lower-triangular system. generate dense: a random system
+// written to stripe files (stripe_commands.cpp).
 result run_generate(const invocation& inv) {
+  if (inv.args[0] == "dense") {
+    exala::cli::generate_dense(stripe_request_of(inv, "generate dense"));
+    return result::nothing();
+  }
   if (inv.args[0] != "trsv")
-    throw usage_error("generate: unknown problem " + quote_value(inv.args[0]) + " (expected trsv)");
+    throw usage_error("generate: unknown problem " + quote_value(inv.args[0]) +
+                      " (expected trsv|dense)");
+  for (const std::string_view name : {"--workdir", "--stripe", "--nrhs", "--force", "--quiet"})
+    if (inv.named.has(name))
+      throw usage_error("option '" + std::string(name) +
+                        "' does not apply to 'generate trsv' (see 'exala --help')");
   const auto n_text = inv.get("--n");
   if (!n_text) throw usage_error("generate trsv needs '--n N'");
   const auto n = static_cast<std::int64_t>(parse_count_option(
@@ -416,10 +449,13 @@ result run_generate(const invocation& inv) {
   return result::nothing();
 }
 
+// The arity of a command that checks its operands itself (solve: A B or none).
+constexpr std::size_t any_arity = static_cast<std::size_t>(-1);
+
 struct command {
   std::string_view name;
   std::string_view usage;  // the operands, for messages and help
-  std::size_t arity;
+  std::size_t arity;       // or any_arity
   std::string_view summary;
   result (*run)(const invocation&);
   bool output_is_dir = false;  // -o names a directory the command writes itself
@@ -434,9 +470,16 @@ constexpr std::array commands{
     command{"gemm", "A B", 2, "alpha op(A) op(B) + beta C, each entry correctly rounded",
             run_gemm},
     command{"trsv", "T B", 2, "the solution x of op(T) x = b (T triangular)", run_trsv},
-    command{"generate", "trsv", 1,
-            "an ill-conditioned system: -o DIR gets T.mtx, b.mtx, x_exact.mtx", run_generate,
-            true},
+    command{"generate", "trsv|dense", 1,
+            "a test system: trsv: -o DIR gets T.mtx, b.mtx, x_exact.mtx; dense: a random "
+            "system in --workdir stripe files",
+            run_generate, true},
+    command{"import", "A B", 2,
+            "the system A x = B (Matrix Market files) into --workdir stripe files", run_import},
+    command{"solve", "[A B]", any_arity,
+            "the solution X of A X = B by the stripe LU: in core (A B), or out of core from "
+            "--workdir",
+            run_solve},
 };
 
 const command* find_command(std::string_view name) {
@@ -445,12 +488,16 @@ const command* find_command(std::string_view name) {
   return it == commands.end() ? nullptr : &*it;
 }
 
-// Options that belong to some commands only; each takes a value.
+// Options that belong to some commands only: most take a value, flags take
+// none, and an optional value is given inline only (--refine=STEPS).
+enum class arg_kind { value, flag, optional };
+
 struct command_option {
   std::string_view name;
   std::string_view value;     // for help
   std::string_view commands;  // the commands that take it, separated by spaces
   std::string_view help;
+  arg_kind kind = arg_kind::value;
 };
 
 constexpr std::array command_options{
@@ -465,9 +512,54 @@ constexpr std::array command_options{
     command_option{"--diag", "N|U", "trsv", "non-unit (default) or unit diagonal (not read)"},
     command_option{"--method", "M", "trsv",
                    "exact (default), refined, compensated, double-double, naive"},
-    command_option{"--n", "N", "generate", "the order of T, 1 to 20000"},
-    command_option{"--cond", "C", "generate", "the condition number to reach (>= 1)"},
+    command_option{"--n", "N", "generate", "the order: trsv 1 to 20000, dense 1 to 1000000000"},
+    command_option{"--cond", "C", "generate",
+                   "the condition number to reach: trsv >= 1; dense 0 (default: entries "
+                   "uniform in [-0.5, 0.5]) or >= 1"},
     command_option{"--seed", "S", "generate", "seed of the generator (default 1)"},
+    command_option{"--nrhs", "K", "generate", "dense: right-hand sides (default 1)"},
+    command_option{"--workdir", "DIR", "generate import solve",
+                   "work directory of the stripe files; several disks: repeat the option or "
+                   "give a comma list (the first holds the manifest)"},
+    command_option{"--stripe", "S", "generate import solve",
+                   "rows per stripe (generate, import: of the stored system, default ~32 MiB "
+                   "a stripe; solve: of the factorization, default chosen from n and --cache)"},
+    command_option{"--force", "", "generate import",
+                   "replace a system already in the work directory", arg_kind::flag},
+    command_option{"--buffer", "SIZE", "import",
+                   "hold at most SIZE bytes of A in memory (default 1GiB; several passes over "
+                   "A when it is larger)"},
+    command_option{"--cache", "SIZE", "solve",
+                   "host cache of stripes, out of core (default: half the physical memory)"},
+    command_option{"--substripe", "S'", "solve",
+                   "rows of the substripes a pivot stripe is factored by (default min(S, 128))"},
+    command_option{"--order", "O", "solve",
+                   "basic|zigzag|meta-zigzag: stripe traversal (default zigzag)"},
+    command_option{"--meta", "M", "solve",
+                   "stripes per meta-stripe (--order meta-zigzag; default chosen)"},
+    command_option{"--pivot", "P", "solve",
+                   "local (default: within a substripe) or partial (ordinary partial pivoting)"},
+    command_option{"--refine", "[=STEPS]", "solve",
+                   "iterative refinement against the exact residual, at most STEPS (0 to 100) "
+                   "steps (default: on, 10)",
+                   arg_kind::optional},
+    command_option{"--no-refine", "", "solve", "no refinement", arg_kind::flag},
+    command_option{"--io-threads", "N", "solve", "I/O threads, 1 to 64 (default 2)"},
+    command_option{"--resume", "", "solve",
+                   "continue a partial run with the same parameters in the work directory "
+                   "(the default)",
+                   arg_kind::flag},
+    command_option{"--restart", "", "solve",
+                   "throw away a partial run and factor from the start", arg_kind::flag},
+    command_option{"--sync", "", "solve", "fsync every file before it replaces the old one",
+                   arg_kind::flag},
+    command_option{"--drop-page-cache", "", "solve",
+                   "drop the OS page cache of stripe files after I/O (the disk tier is real)",
+                   arg_kind::flag},
+    command_option{"--progress-interval", "SEC", "solve",
+                   "seconds between progress lines when stderr is not a terminal (default 10)"},
+    command_option{"--quiet", "", "generate import solve", "no progress display and no summary",
+                   arg_kind::flag},
 };
 
 const command_option* find_command_option(std::string_view name) {
@@ -537,20 +629,22 @@ constexpr std::array<std::string_view, 5> valued_options{"--backend", "--threads
                                                          "-o", "--output"};
 
 bool takes_value(std::string_view name) {
-  return std::find(valued_options.begin(), valued_options.end(), name) != valued_options.end() ||
-         find_command_option(name) != nullptr;
+  if (std::find(valued_options.begin(), valued_options.end(), name) != valued_options.end())
+    return true;
+  const command_option* o = find_command_option(name);
+  return o != nullptr && o->kind == arg_kind::value;
 }
 
 // Applies one of the valued_options, or records a command option.
 void apply_valued_option(invocation& inv, std::string_view name, std::string_view value) {
   if (find_command_option(name) != nullptr) {
-    const std::string key(name);
-    if (inv.named.find(key) == inv.named.end()) inv.named_order.push_back(key);
-    inv.named[key] = std::string(value);
+    inv.named.add(name, value);
   } else if (name == "--backend") {
     inv.ex.backend = exala::parse_backend(value, "--backend");
+    inv.backend_given = true;
   } else if (name == "--threads") {
     inv.ex.threads = parse_threads(value);
+    inv.threads_given = true;
   } else if (name == "--rounding") {
     inv.ex.mode = parse_rounding(value);
     inv.rounding_given = true;
@@ -586,6 +680,13 @@ invocation parse_command_line(std::span<char* const> argv) {
       if (!inline_value && i + 1 == argv.size())
         throw usage_error("option '" + std::string(name) + "' needs a value");
       apply_valued_option(inv, name, inline_value ? *inline_value : std::string_view(argv[++i]));
+    } else if (const command_option* o = find_command_option(name)) {
+      // A flag, or an option whose value may only be given inline.
+      if (o->kind == arg_kind::flag && inline_value)
+        throw usage_error("option '" + std::string(name) + "' takes no value");
+      if (o->kind == arg_kind::optional && inline_value && inline_value->empty())
+        throw usage_error("option '" + std::string(name) + "' needs a value after '='");
+      inv.named.add(name, inline_value.value_or(std::string_view()));
     } else {
       throw usage_error("unknown option '" + exala::io::printable(arg) + "' (see 'exala --help')");
     }
@@ -595,47 +696,92 @@ invocation parse_command_line(std::span<char* const> argv) {
 
 // ---- output ----
 
-// One help line: `head` in a column of 20, then `text`.
+// One help entry: `head` in a column of 20, then `text`, wrapped at word
+// boundaries to 79 columns (continuation lines start at column 20).
 void help_line(std::ostream& os, std::string_view head, std::string_view text) {
-  os << "  " << head << std::string(head.size() < 18 ? 18 - head.size() : 1, ' ') << text << '\n';
+  constexpr std::size_t indent = 20, width = 79;
+  std::string line = "  " + std::string(head);
+  line += std::string(line.size() < indent ? indent - line.size() : 1, ' ');
+  const std::size_t first = line.size();
+  std::size_t col = line.size();
+  while (!text.empty()) {
+    const std::size_t space = std::min(text.find(' '), text.size());
+    const std::string_view word = text.substr(0, space);
+    if (col > first && col + 1 + word.size() > width) {
+      os << line << '\n';
+      line = std::string(indent, ' ');
+      col = indent;
+    } else if (col > first) {
+      line += ' ';
+      ++col;
+    }
+    line += word;
+    col += word.size();
+    text.remove_prefix(std::min(space + 1, text.size()));
+  }
+  os << line << '\n';
+}
+
+// "--name VALUE", "--flag" or "--name[=VALUE]" for help.
+std::string option_head(const command_option& o) {
+  switch (o.kind) {
+    case arg_kind::flag: return std::string(o.name);
+    case arg_kind::optional: return std::string(o.name) + std::string(o.value);
+    case arg_kind::value: break;
+  }
+  return std::string(o.name) + " " + std::string(o.value);
 }
 
 void print_help(std::ostream& os) {
   os << "Usage: exala COMMAND [OPTIONS] OPERANDS...\n\n"
-        "Exact, correctly rounded linear algebra on Matrix Market array files: the\n"
-        "result is the same bits on every backend and thread count.\n\n"
+        "Exact, correctly rounded linear algebra on Matrix Market files: the result is\n"
+        "the same bits on every backend and thread count. Dense systems larger than\n"
+        "memory are solved out of core by the stripe LU.\n\n"
         "Commands:\n";
   for (const command& c : commands)
     help_line(os, std::string(c.name) + " " + std::string(c.usage), c.summary);
   help_line(os, "help", "show this help");
   os << "\nCommand options (before or after the operands):\n";
   for (const command_option& o : command_options)
-    help_line(os, std::string(o.name) + " " + std::string(o.value),
-              std::string(o.help) + " [" + std::string(o.commands) + "]");
+    help_line(os, option_head(o), std::string(o.help) + " [" + std::string(o.commands) + "]");
   os << "\nOptions (before or after the operands):\n";
   help_line(os, "--backend NAME", backend_help());
-  help_line(
-      os, "--threads N",
-      "threads of the omp backend, 1 to " + std::to_string(max_threads) + " (default: OpenMP's)");
+  help_line(os, "--threads N",
+            "threads of the omp backend, and of the stripe LU engine (solve), 1 to " +
+                std::to_string(max_threads) + " (default: all)");
   help_line(os, "--rounding MODE", "nearest|zero|up|down: rounding direction of the result");
   help_line(os, "", "(default nearest, ties to even; trsv: exact and refined only)");
   help_line(os, "-o, --output FILE", "write the result to FILE as a Matrix Market array file");
-  help_line(os, "", "(generate: the directory that gets the files)");
+  help_line(os, "", "(generate trsv: the directory that gets the files)");
   help_line(os, "-h, --help", "show this help");
   help_line(os, "--version", "show the version");
   os << "\nInput files: '%%MatrixMarket matrix array real general' (or integer), a size\n"
         "line 'M N', then M*N values in column-major order. Every entry is used;\n"
         "vectors may have any shape with the right number of entries. Values may be\n"
         "decimal or hex floats (0x1p-1074), inf, -inf, nan. A file named '-' is\n"
-        "standard input.\n\n"
+        "standard input. import and solve also read 'matrix coordinate real|integer\n"
+        "general|symmetric|skew-symmetric' files (size line 'M N NNZ', then lines\n"
+        "'I J VALUE'; symmetric files store the lower triangle).\n\n"
         "Output: a scalar is printed on one line with 17 significant digits (it reads\n"
         "back to the same double), or inf, -inf, nan, and -0 for negative zero. A\n"
-        "vector or matrix (gemv, gemm, trsv) is a Matrix Market array file with the\n"
-        "same 17-digit values. gemv and trsv give an N x 1 column.\n\n"
+        "vector or matrix (gemv, gemm, trsv, solve) is a Matrix Market array file with\n"
+        "the same 17-digit values. gemv and trsv give an N x 1 column.\n\n"
         "trsv methods: exact = each x_i correctly rounded from the exact numerator\n"
         "(reproducible); refined = exact plus iterative refinement; compensated and\n"
         "double-double = as accurate as twice the working precision; naive = the plain\n"
-        "substitution loop in double.\n"
+        "substitution loop in double.\n\n"
+        "Stripe LU (generate dense, import, solve): Gauss elimination by stripes of S\n"
+        "rows kept as files in the work directories, a host cache of --cache bytes, and\n"
+        "iterative refinement against the exact residual. X depends only on the system,\n"
+        "S, S' and --pivot: not on --threads, --cache, --order, --meta, --io-threads,\n"
+        "nor on a run having been killed and resumed. A killed 'solve --workdir' run\n"
+        "resumes where it stopped when run again with the same parameters (--resume,\n"
+        "the default; --restart starts over). Sizes (--cache, --buffer) are bytes, or\n"
+        "have a suffix K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024): 2GiB, 512M.\n"
+        "On a terminal, solve redraws a progress line on stderr; elsewhere it prints a\n"
+        "line every --progress-interval seconds; then a summary (n, stripes, time,\n"
+        "GFLOP/s, I/O, cache hits, resumed or not, the refinement's steps and backward\n"
+        "error before -> after). Standard output gets the solution only.\n\n"
         "Exit status: 0 on success, 2 on any error (one line on standard error).\n";
 }
 
@@ -679,11 +825,11 @@ int run(std::span<char* const> argv) {
   if (cmd == nullptr)
     throw usage_error("unknown command '" + exala::io::printable(inv.command_name) +
                       "' (see 'exala --help')");
-  for (const std::string& name : inv.named_order)
+  for (const std::string& name : inv.named.names())
     if (!applies_to(*find_command_option(name), cmd->name))
       throw usage_error("option '" + name + "' does not apply to '" + std::string(cmd->name) +
                         "' (see 'exala --help')");
-  if (inv.args.size() != cmd->arity)
+  if (cmd->arity != any_arity && inv.args.size() != cmd->arity)
     throw usage_error(std::string(cmd->name) + " needs " + std::to_string(cmd->arity) + " operand" +
                       (cmd->arity == 1 ? "" : "s") + " (exala " + std::string(cmd->name) + " " +
                       std::string(cmd->usage) + "), got " + std::to_string(inv.args.size()));

@@ -17,6 +17,8 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <new>
+#include <optional>
 #include <system_error>
 
 namespace exala::io {
@@ -112,6 +114,9 @@ class line_reader {
   [[noreturn]] void fail(const std::string& what) const {
     throw file_error(name_, std::max<std::int64_t>(line_, 1), what);
   }
+
+  std::int64_t line() const { return line_; }
+  void set_line(std::int64_t line) { line_ = line; }
 
  private:
   std::istream& in_;
@@ -250,7 +255,270 @@ bool overflows(std::string_view digits, bool hex) {
   return (hex ? 4 * lead + exponent : lead + exponent) >= 0;
 }
 
+// ---- the general reader (array and coordinate files) ----
+
+constexpr std::string_view general_header =
+    "'%%MatrixMarket matrix array|coordinate real|integer general|symmetric|skew-symmetric'";
+
+// Parses the header line of the general reader into `info`.
+void read_general_header(line_reader& r, matrix_info& info) {
+  std::string line;
+  if (!r.next_bounded(line, max_header_length))
+    r.fail("empty file, expected a " + std::string(general_header) + " header");
+  const std::vector<std::string_view> words = split(line);
+  if (words.empty() || lower(words[0]) != "%%matrixmarket")
+    r.fail("not a Matrix Market file: the first line must be a " + std::string(general_header) +
+           " header");
+  if (words.size() < 5) r.fail("incomplete header, expected " + std::string(general_header));
+  if (words.size() > 5) r.fail("unexpected " + quote_token(words[5]) + " after the header");
+  check_keyword(r, lower(words[1]), "object", "matrix", {"vector"});
+  const std::string format = lower(words[2]);
+  if (format == "array")
+    info.format = mm_format::array;
+  else if (format == "coordinate")
+    info.format = mm_format::coordinate;
+  else
+    r.fail("unknown format " + quote_token(format) + ", expected 'array' or 'coordinate'");
+  const std::string f = lower(words[3]);
+  if (f == "real") {
+    info.field = mm_field::real;
+  } else if (f == "integer") {
+    info.field = mm_field::integer;
+  } else {
+    const bool known = f == "complex" || f == "pattern";
+    r.fail(std::string(known ? "" : "unknown ") + "field " + quote_token(f) +
+           (known ? " is not supported yet" : "") + ", expected 'real' or 'integer'");
+  }
+  const std::string sym = lower(words[4]);
+  if (sym == "general") {
+    info.symmetry = mm_symmetry::general;
+  } else if (sym == "symmetric") {
+    info.symmetry = mm_symmetry::symmetric;
+  } else if (sym == "skew-symmetric") {
+    info.symmetry = mm_symmetry::skew_symmetric;
+  } else {
+    const bool known = sym == "hermitian";
+    r.fail(std::string(known ? "" : "unknown ") + "symmetry " + quote_token(sym) +
+           (known ? " is not supported yet" : "") +
+           ", expected 'general', 'symmetric' or 'skew-symmetric'");
+  }
+  if (info.format == mm_format::array && info.symmetry != mm_symmetry::general)
+    r.fail("symmetry " + quote_token(sym) +
+           " is supported for coordinate files only, expected 'general' for an array file");
+}
+
+// Parses the size line of the general reader ('M N' or 'M N NNZ').
+void read_general_size(line_reader& r, matrix_info& info) {
+  const bool coordinate = info.format == mm_format::coordinate;
+  const std::string_view shape = coordinate ? "'M N NNZ'" : "'M N'";
+  std::string line;
+  if (!r.next_content(line))
+    r.fail("missing size line " + std::string(shape) + " before the end of the file");
+  const std::vector<std::string_view> words = split(line);
+  if (words.size() != (coordinate ? 3U : 2U))
+    r.fail("bad size line " + quote_token(line) + ", expected " + std::string(shape) +
+           (coordinate ? " (three counts) for a coordinate file"
+                       : " (two counts) for an array file"));
+  const auto rows = parse_count(words[0]);
+  const auto cols = parse_count(words[1]);
+  if (!rows) r.fail("bad row count " + quote_token(words[0]) + ", expected a non-negative integer");
+  if (!cols)
+    r.fail("bad column count " + quote_token(words[1]) + ", expected a non-negative integer");
+  constexpr std::int64_t max_int = std::numeric_limits<std::int64_t>::max();
+  if (*cols != 0 && *rows > max_int / *cols)
+    r.fail("size " + std::to_string(*rows) + " x " + std::to_string(*cols) + " is too large");
+  info.rows = *rows;
+  info.cols = *cols;
+  info.entries = *rows * *cols;
+  if (!coordinate) return;
+  const auto nnz = parse_count(words[2]);
+  if (!nnz)
+    r.fail("bad entry count " + quote_token(words[2]) + ", expected a non-negative integer");
+  std::int64_t positions = *rows * *cols;
+  std::string kind;
+  if (info.symmetry != mm_symmetry::general) {
+    kind = info.symmetry == mm_symmetry::symmetric ? "symmetric" : "skew-symmetric";
+    if (*rows != *cols)
+      r.fail("a " + kind + " matrix must be square, got " + std::to_string(*rows) + " x " +
+             std::to_string(*cols));
+    const std::int64_t n = *rows;  // n (n +- 1) / 2 without overflow
+    const std::int64_t other = info.symmetry == mm_symmetry::symmetric ? n + 1 : n - 1;
+    positions = n % 2 == 0 ? (n / 2) * std::max<std::int64_t>(other, 0)
+                           : n * (std::max<std::int64_t>(other, 0) / 2);
+    kind = " " + kind;
+  }
+  if (*nnz > positions)
+    r.fail(std::to_string(*nnz) + " entries do not fit a " + std::to_string(*rows) + " x " +
+           std::to_string(*cols) + kind + " matrix (" + std::to_string(positions) +
+           " positions" + (kind.empty() ? "" : " in the stored triangle") + ")");
+  info.entries = *nnz;
+}
+
+// A 1-based index token in 1..limit, as a 0-based index.
+std::optional<std::int64_t> parse_index(std::string_view token, std::int64_t limit) {
+  const auto v = parse_count(token);
+  if (!v || *v < 1 || *v > limit) return std::nullopt;
+  return *v - 1;
+}
+
 }  // namespace
+
+struct matrix_stream::impl {
+  std::string name;
+  std::ifstream file;
+  std::istream* in = nullptr;
+  std::optional<line_reader> reader;
+  matrix_info info;
+  std::istream::pos_type data_pos;
+  std::int64_t data_line = 0;
+  bool is_stdin = false;
+  bool read_once = false;
+};
+
+matrix_stream::matrix_stream(const std::string& path) : p_(std::make_unique<impl>()) {
+  impl& m = *p_;
+  if (path == "-") {
+    m.name = "<stdin>";
+    m.in = &std::cin;
+    m.is_stdin = true;
+  } else {
+    m.name = path;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw file_error(path, 0, "is a directory");
+    errno = 0;
+    m.file.open(path, std::ios::binary);
+    if (!m.file) {
+      const int e = errno;
+      throw file_error(path, 0,
+                       std::string("cannot open file") +
+                           (e ? ": " + std::string(std::strerror(e)) : ""));
+    }
+    m.in = &m.file;
+  }
+  m.reader.emplace(*m.in, m.name);
+  read_general_header(*m.reader, m.info);
+  read_general_size(*m.reader, m.info);
+  m.data_line = m.reader->line();
+  if (!m.is_stdin) m.data_pos = m.in->tellg();
+}
+
+matrix_stream::~matrix_stream() = default;
+
+const matrix_info& matrix_stream::info() const noexcept { return p_->info; }
+const std::string& matrix_stream::name() const noexcept { return p_->name; }
+bool matrix_stream::can_rewind() const noexcept { return !p_->is_stdin; }
+
+void matrix_stream::fail(const std::string& what) const { p_->reader->fail(what); }
+
+void matrix_stream::for_each(const visitor& visit) {
+  impl& m = *p_;
+  line_reader& r = *m.reader;
+  if (m.read_once) {
+    if (m.is_stdin)
+      throw file_error(m.name, 0, "standard input can be read only once (give a file instead)");
+    m.in->clear();
+    m.in->seekg(m.data_pos);
+    if (!*m.in) throw file_error(m.name, 0, "cannot seek back to the values (file changed?)");
+    r.set_line(m.data_line);
+  }
+  m.read_once = true;
+  const matrix_info& info = m.info;
+  const bool real = info.field == mm_field::real;
+  const auto parse_value = [&r, real](std::string_view t) {
+    const std::optional<double> v = real ? parse_real(t) : parse_integer(t);
+    if (!v) r.fail(quote_token(t) + (real ? " is not a real number" : " is not an integer"));
+    return *v;
+  };
+  std::string line;
+  std::int64_t count = 0;
+  if (info.format == mm_format::array) {
+    const dims d{info.rows, info.cols, info.entries};
+    std::int64_t i = 0, j = 0;
+    while (r.next_content(line)) {
+      std::string_view rest = line;
+      for (std::string_view t = next_token(rest); !t.empty(); t = next_token(rest)) {
+        if (count == info.entries) r.fail("too many values, expected " + count_text(d));
+        visit(i, j, parse_value(t));
+        ++count;
+        if (++i == info.rows) {
+          i = 0;
+          ++j;
+        }
+      }
+    }
+    if (count < info.entries)
+      r.fail("too few values, expected " + count_text(d) + ", found " + std::to_string(count) +
+             " before the end of the file");
+    return;
+  }
+  const bool symmetric = info.symmetry == mm_symmetry::symmetric;
+  const bool skew = info.symmetry == mm_symmetry::skew_symmetric;
+  while (r.next_content(line)) {
+    const std::vector<std::string_view> t = split(line);
+    if (count == info.entries)
+      r.fail("too many entries, expected " + std::to_string(info.entries));
+    if (t.size() != 3)
+      r.fail("bad entry line " + quote_token(line) + ", expected 'I J VALUE'");
+    const auto i = parse_index(t[0], info.rows);
+    if (!i)
+      r.fail("row index " + quote_token(t[0]) + " is not an integer from 1 to " +
+             std::to_string(info.rows));
+    const auto j = parse_index(t[1], info.cols);
+    if (!j)
+      r.fail("column index " + quote_token(t[1]) + " is not an integer from 1 to " +
+             std::to_string(info.cols));
+    const double v = parse_value(t[2]);
+    std::string where = "(";
+    where.append(t[0]).append(", ").append(t[1]).append(")");
+    if ((symmetric || skew) && *i < *j)
+      r.fail("entry " + where + " is above the diagonal: a " +
+             std::string(symmetric ? "symmetric" : "skew-symmetric") +
+             " file stores the lower triangle only");
+    if (skew && *i == *j)
+      r.fail("entry " + where +
+             " is on the diagonal: a skew-symmetric file stores the strict lower triangle only");
+    ++count;
+    visit(*i, *j, v);
+    if ((symmetric || skew) && *i != *j) visit(*j, *i, skew ? -v : v);
+  }
+  if (count < info.entries)
+    r.fail("too few entries, expected " + std::to_string(info.entries) + ", found " +
+           std::to_string(count) + " before the end of the file");
+}
+
+array read_matrix_file(const std::string& path) {
+  matrix_stream s(path);
+  const matrix_info& info = s.info();
+  const std::string size = std::to_string(info.rows) + " x " + std::to_string(info.cols);
+  array a{info.rows, info.cols, {}};
+  if (info.format == mm_format::array) {
+    // Values arrive in order: no zero-filled allocation up front, so a short
+    // file with a huge declared size fails on its length, not on memory.
+    a.values.reserve(static_cast<std::size_t>(std::min<std::int64_t>(info.entries, 1 << 20)));
+    s.for_each([&a](std::int64_t, std::int64_t, double v) { a.values.push_back(v); });
+    return a;
+  }
+  const auto max_count = static_cast<std::int64_t>(std::vector<double>().max_size());
+  if (info.cols != 0 && info.rows > max_count / info.cols)
+    throw file_error(s.name(), 0, "size " + size + " is too large to hold in memory");
+  const std::int64_t count = info.rows * info.cols;
+  std::vector<bool> seen;
+  try {
+    a.values.assign(static_cast<std::size_t>(count), 0.0);
+    seen.assign(static_cast<std::size_t>(count), false);
+  } catch (const std::bad_alloc&) {
+    throw file_error(s.name(), 0, "size " + size + " is too large to hold in memory");
+  }
+  s.for_each([&](std::int64_t i, std::int64_t j, double v) {
+    const auto k = static_cast<std::size_t>(i + j * info.rows);
+    if (seen[k])
+      s.fail("entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+             ") is given twice");
+    seen[k] = true;
+    a.values[k] = v;
+  });
+  return a;
+}
 
 file_error::file_error(const std::string& file, std::int64_t line, const std::string& what)
     : exala::error(message(file, line, what)), file_(file), line_(line) {}

@@ -15,12 +15,23 @@
 // Write: the same format with values printed by format_real (17 significant
 // digits, so they read back exactly; inf, -inf, nan).
 //
+// The general reader (matrix_stream, read_matrix_file; used by `exala
+// import` and `exala solve`) also takes coordinate files: '%%MatrixMarket
+// matrix coordinate real|integer general|symmetric|skew-symmetric', a size
+// line 'M N NNZ', then NNZ lines 'I J VALUE' (1-based indices). Symmetric
+// files store the lower triangle (i >= j) and skew-symmetric ones the strict
+// lower triangle (i > j); each stored entry stands for itself and its mirror
+// (negated when skew). Absent entries are zero; an entry given twice is an
+// error (read_matrix_file, and `exala import` per pass).
+//
 // Every problem with a file throws exala::io::file_error, whose message is
 // 'FILE:LINE: what is wrong' (or 'FILE: what is wrong' when no line applies).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -55,6 +66,57 @@ struct array {
 array read_array(std::istream& in, const std::string& name);
 // Opens and reads `path`; "-" reads standard input (named "<stdin>").
 array read_array_file(const std::string& path);
+
+// ---- the general reader: array and coordinate files, streamed ----
+
+enum class mm_format { array, coordinate };
+enum class mm_field { real, integer };
+enum class mm_symmetry { general, symmetric, skew_symmetric };
+
+struct matrix_info {
+  mm_format format = mm_format::array;
+  mm_field field = mm_field::real;
+  mm_symmetry symmetry = mm_symmetry::general;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t entries = 0;  // values (array: rows * cols) or entry lines (coordinate)
+};
+
+// One Matrix Market file of any supported kind, read entry by entry, as
+// many times as needed (passes) without holding it in memory. The
+// constructor reads the header and the size line (so info() is known before
+// any value is read). Standard input ("-", named "<stdin>") can be read in
+// one pass only.
+class matrix_stream {
+ public:
+  explicit matrix_stream(const std::string& path);
+  ~matrix_stream();
+  matrix_stream(const matrix_stream&) = delete;
+  matrix_stream& operator=(const matrix_stream&) = delete;
+
+  const matrix_info& info() const noexcept;
+  const std::string& name() const noexcept;
+  // Whether for_each may be called again (false for standard input).
+  bool can_rewind() const noexcept;
+
+  // One pass over every value from the start: visit(row, col, value) with
+  // 0-based indices, in file order; a symmetric or skew-symmetric entry off
+  // the diagonal is visited twice (as stored, then mirrored). Checks every
+  // value, index, triangle and the counts, throwing file_error at the line.
+  using visitor = std::function<void(std::int64_t row, std::int64_t col, double value)>;
+  void for_each(const visitor& visit);
+  // Throws file_error at the line being read (for checks made by a visitor).
+  [[noreturn]] void fail(const std::string& what) const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
+// The whole matrix of a file of any supported kind, dense column-major.
+// Throws file_error for an entry given twice, or if rows * cols values
+// cannot be held.
+array read_matrix_file(const std::string& path);
 
 // The double nearest to a whole real-number token (see the top of this file),
 // or nothing if the token is not a number.

@@ -193,7 +193,7 @@ foreach(case "exact|trsv" "naive|trsv" "refined|trsv_exact_refined"
 endforeach()
 
 set(gen_out ${CMAKE_CURRENT_BINARY_DIR}/generate_bad)
-exala_cli_error(generate_unknown "generate: unknown problem 'lu' (expected trsv)"
+exala_cli_error(generate_unknown "generate: unknown problem 'lu' (expected trsv|dense)"
                 generate lu --n 3 --cond 10 -o ${gen_out})
 exala_cli_error(generate_no_n "generate trsv needs '--n N'" generate trsv --cond 10 -o ${gen_out})
 exala_cli_error(generate_no_cond "generate trsv needs '--cond C'"

@@ -1,0 +1,553 @@
+// stripe_commands.cpp - `exala generate dense`, `exala import` and `exala
+// solve` over the stripe LU (see stripe_commands.hpp).
+//
+// Order of work in every command: all option values are checked first (a
+// typo costs nothing), then the input files are opened and their sizes
+// checked, then the long work runs. The solution goes to -o or stdout; the
+// progress display and the summary go to stderr (not with --quiet).
+#include "stripe_commands.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <system_error>
+
+#include <unistd.h>
+
+#include "exala/stripe_lu.hpp"
+#include "matrix_market.hpp"
+#include "progress.hpp"
+
+namespace exala::cli {
+
+// ---- option_values ----
+
+void option_values::add(std::string_view name, std::string_view value) {
+  auto it = values_.find(name);
+  if (it == values_.end()) {
+    it = values_.emplace(std::string(name), std::vector<std::string>{}).first;
+    order_.emplace_back(name);
+  }
+  it->second.emplace_back(value);
+}
+
+bool option_values::has(std::string_view name) const { return values_.find(name) != values_.end(); }
+
+std::optional<std::string_view> option_values::get(std::string_view name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return std::string_view(it->second.back());
+}
+
+const std::vector<std::string>& option_values::all(std::string_view name) const {
+  static const std::vector<std::string> none;
+  const auto it = values_.find(name);
+  return it == values_.end() ? none : it->second;
+}
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+constexpr std::int64_t max_dense_n = 1'000'000'000;  // n^2 doubles still count in int64 bytes
+constexpr std::int64_t max_nrhs = 1'000'000;
+constexpr std::int64_t default_stripe_bytes = 32LL << 20;  // original stripes of ~32 MiB
+constexpr std::uint64_t default_buffer = 1ULL << 30;       // import: 1 GiB of A
+constexpr int default_refine_steps = 10;
+constexpr int max_refine_steps = 100;
+constexpr int max_io_threads = 64;
+constexpr double default_progress_interval = 10.0;
+
+std::string quote(std::string_view v) {
+  std::string q = "'";
+  return q.append(exala::io::printable(v)).append("'");
+}
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// A whole decimal number in [lo, hi] (digits only).
+std::int64_t parse_int(std::string_view name, std::string_view value, std::int64_t lo,
+                       std::int64_t hi) {
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || value[0] == '+' || ec != std::errc{} ||
+      end != value.data() + value.size() || v < lo || v > hi)
+    throw usage_error("option '" + std::string(name) + "' needs an integer from " +
+                      std::to_string(lo) + " to " + std::to_string(hi) + ", got " + quote(value));
+  return v;
+}
+
+std::optional<std::int64_t> int_option(const stripe_request& r, std::string_view name,
+                                       std::int64_t lo, std::int64_t hi) {
+  const auto v = r.options.get(name);
+  if (!v) return std::nullopt;
+  return parse_int(name, *v, lo, hi);
+}
+
+double real_option(std::string_view name, std::string_view value) {
+  const std::optional<double> v = exala::io::parse_real(value);
+  if (!v)
+    throw usage_error("option '" + std::string(name) + "' needs a real number, got " +
+                      quote(value));
+  return *v;
+}
+
+// The --workdir set: every value given, each one a comma list; no empty or
+// repeated names. Empty when none was given.
+std::vector<std::string> workdirs_of(const stripe_request& r) {
+  std::vector<std::string> dirs;
+  for (const std::string& value : r.options.all("--workdir")) {
+    std::string_view rest = value;
+    while (true) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      const std::string_view dir = rest.substr(0, comma);
+      if (dir.empty())
+        throw usage_error("option '--workdir' needs directory names, got " + quote(value));
+      if (std::find(dirs.begin(), dirs.end(), dir) != dirs.end())
+        throw usage_error("option '--workdir' names " + quote(dir) + " twice");
+      dirs.emplace_back(dir);
+      if (comma == rest.size()) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return dirs;
+}
+
+std::vector<std::string> required_workdirs(const stripe_request& r, std::string_view what) {
+  std::vector<std::string> dirs = workdirs_of(r);
+  if (dirs.empty()) throw usage_error(std::string(what) + " needs '--workdir DIR'");
+  return dirs;
+}
+
+// generate dense and import write only stripe files.
+void reject_output_and_threads(const stripe_request& r, std::string_view what) {
+  if (!r.output.empty())
+    throw usage_error("option '-o' does not apply to '" + std::string(what) +
+                      "' (it writes to --workdir)");
+  if (r.threads != 0)
+    throw usage_error("option '--threads' does not apply to '" + std::string(what) + "'");
+}
+
+std::string dirs_text(const std::vector<std::string>& dirs) {
+  std::string s;
+  for (const std::string& d : dirs) {
+    if (!s.empty()) s += ',';
+    s += exala::io::printable(d, 4096);
+  }
+  return s;
+}
+
+std::string plural(std::int64_t k, std::string_view one, std::string_view many) {
+  return std::to_string(k) + " " + std::string(k == 1 ? one : many);
+}
+
+// Rows of the original stripes when --stripe is not given: ~32 MiB each.
+std::int64_t default_stripe(std::int64_t n) {
+  return std::clamp<std::int64_t>(default_stripe_bytes / (8 * n), 1, n);
+}
+
+std::uint64_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+bool quiet(const stripe_request& r) { return r.options.has("--quiet"); }
+
+// The option values of `exala solve`, all checked before any file is read.
+struct solve_settings {
+  exala::stripe_lu_options opt;
+  int refine_steps = default_refine_steps;
+  double progress_interval = default_progress_interval;
+  bool quiet = false;
+};
+
+exala::stripe_order parse_order(std::string_view v) {
+  if (v == "basic") return exala::stripe_order::basic;
+  if (v == "zigzag") return exala::stripe_order::zigzag;
+  if (v == "meta-zigzag") return exala::stripe_order::meta_zigzag;
+  throw usage_error("option '--order' has unknown value " + quote(v) +
+                    " (expected basic|zigzag|meta-zigzag)");
+}
+
+exala::pivoting parse_pivot(std::string_view v) {
+  if (v == "local") return exala::pivoting::local;
+  if (v == "partial") return exala::pivoting::partial;
+  throw usage_error("option '--pivot' has unknown value " + quote(v) + " (expected local|partial)");
+}
+
+
+solve_settings solve_options(const stripe_request& r, bool out_of_core) {
+  solve_settings s;
+  exala::stripe_lu_options& o = s.opt;
+  if (!out_of_core)
+    for (std::string_view name : {"--cache", "--io-threads", "--restart", "--resume", "--sync",
+                                  "--drop-page-cache", "--order", "--meta"})
+      if (r.options.has(name))
+        throw usage_error("option '" + std::string(name) +
+                          "' applies to an out-of-core solve (--workdir) only");
+  constexpr std::int64_t max_rows = std::numeric_limits<std::int64_t>::max() / 8;
+  if (const auto v = int_option(r, "--stripe", 1, max_rows)) o.stripe = *v;
+  if (const auto v = int_option(r, "--substripe", 1, max_rows)) o.substripe = *v;
+  if (o.stripe > 0 && o.substripe > o.stripe)
+    throw usage_error("option '--substripe' (" + std::to_string(o.substripe) +
+                      ") exceeds '--stripe' (" + std::to_string(o.stripe) + ")");
+  if (const auto v = r.options.get("--order")) o.order = parse_order(*v);
+  if (const auto v = int_option(r, "--meta", 1, 1'000'000)) {
+    if (o.order != exala::stripe_order::meta_zigzag)
+      throw usage_error("option '--meta' needs '--order meta-zigzag'");
+    o.meta = *v;
+  }
+  if (const auto v = r.options.get("--pivot")) o.pivot = parse_pivot(*v);
+  if (const auto v = r.options.get("--cache")) {
+    o.cache_bytes = parse_size("--cache", *v);
+  } else if (out_of_core) {
+    o.cache_bytes = std::max<std::uint64_t>(physical_memory() / 2, 1);  // 0 would be unlimited
+  }
+  o.threads = r.threads;
+  if (const auto v = int_option(r, "--io-threads", 1, max_io_threads))
+    o.io_threads = static_cast<int>(*v);
+  o.sync = r.options.has("--sync");
+  o.drop_page_cache = r.options.has("--drop-page-cache");
+  if (r.options.has("--restart") && r.options.has("--resume"))
+    throw usage_error("options '--restart' and '--resume' exclude each other");
+  o.resume = !r.options.has("--restart");
+  if (r.options.has("--refine") && r.options.has("--no-refine"))
+    throw usage_error("options '--refine' and '--no-refine' exclude each other");
+  if (const auto v = r.options.get("--refine"); v && !v->empty())
+    s.refine_steps = static_cast<int>(parse_int("--refine", *v, 0, max_refine_steps));
+  if (r.options.has("--no-refine")) s.refine_steps = 0;
+  if (const auto v = r.options.get("--progress-interval")) {
+    const double t = real_option("--progress-interval", *v);
+    if (!(t >= 0) || !std::isfinite(t))
+      throw usage_error("option '--progress-interval' needs a number of seconds >= 0, got " +
+                        quote(*v));
+    s.progress_interval = t;
+  }
+  s.quiet = quiet(r);
+  return s;
+}
+
+// Checks before a long run that -o FILE will be writable (its directory
+// exists and may be written), so that no result is lost at the end.
+void check_output(const std::string& output) {
+  if (output.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(output, ec)) throw exala::io::file_error(output, 0, "is a directory");
+  fs::path dir = fs::path(output).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec))
+    throw exala::io::file_error(output, 0, "cannot create file: No such file or directory");
+  if (fs::exists(output, ec) ? ::access(output.c_str(), W_OK) != 0
+                             : ::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw exala::io::file_error(output, 0, "cannot create file: Permission denied");
+}
+
+// The summary of a solve on stderr.
+void print_summary(const exala::stripe_lu_report& rep, const exala::refine_report& ref,
+                   std::int64_t nrhs, int max_refine, const std::string& where, double total_s) {
+  std::ostream& e = std::cerr;
+  e << "exala: solved n = " << rep.n << ", "
+    << plural(nrhs, "right-hand side", "right-hand sides") << ", " << where << ", in "
+    << format_duration(total_s) << '\n';
+  e << "  stripes: S = " << rep.stripe << ", S' = " << rep.substripe;
+  if (!rep.in_core) e << ", order " << rep.order << ", meta " << rep.meta;
+  e << ", pivoting " << rep.pivot << ", engine " << rep.engine << '\n';
+  e << "  factor: " << format_duration(rep.factor_seconds) << ", "
+    << format_fixed(rep.factor_gflops, 2) << " GFLOP/s, ";
+  if (rep.resumed)
+    e << "resumed (" << plural(rep.groups_resumed, "pivot group was", "pivot groups were")
+      << " already done)";
+  else
+    e << "not resumed";
+  e << ", smallest pivot ratio " << format_sci(rep.min_pivot_ratio) << '\n';
+  if (!rep.in_core) {
+    const std::int64_t acq = rep.cache_hits + rep.cache_misses;
+    e << "  I/O: read " << format_bytes(static_cast<double>(rep.bytes_read)) << ", written "
+      << format_bytes(static_cast<double>(rep.bytes_written)) << "; cache: " << rep.cache_hits
+      << " hits, " << rep.cache_misses << " misses";
+    if (acq > 0)
+      e << " (" << format_fixed(100.0 * static_cast<double>(rep.cache_hits) /
+                                    static_cast<double>(acq), 1)
+        << "% hits)";
+    e << ", peak " << format_bytes(static_cast<double>(rep.peak_cache_bytes)) << '\n';
+  }
+  e << "  refinement: ";
+  if (max_refine == 0)
+    e << "off, backward error " << format_sci(ref.backward_error_after);
+  else
+    e << plural(ref.steps, "step", "steps") << (ref.converged ? " (converged)" : "")
+      << ", backward error " << format_sci(ref.backward_error_before) << " -> "
+      << format_sci(ref.backward_error_after) << ", " << format_duration(ref.seconds);
+  e << '\n' << std::flush;
+}
+
+// A progress display on stderr, or none (--quiet).
+std::unique_ptr<progress_display> make_display(const solve_settings& s) {
+  if (s.quiet) return nullptr;
+  return std::make_unique<progress_display>(std::cerr, stderr_is_terminal(), s.progress_interval);
+}
+
+void attach(progress_display* d, exala::stripe_lu_options& o) {
+  if (d == nullptr) return;
+  o.on_progress = d->callback();
+  o.progress_interval_s = d->library_interval();
+}
+
+solution solve_in_core(const stripe_request& r) {
+  solve_settings s = solve_options(r, false);
+  check_output(r.output);
+  const auto t0 = clock_type::now();
+  const std::string& afile = r.operands[0];
+  const std::string& bfile = r.operands[1];
+  const exala::io::array a = exala::io::read_matrix_file(afile);
+  exala::io::array b = exala::io::read_matrix_file(bfile);
+  const std::string ashape = std::to_string(a.rows) + " x " + std::to_string(a.cols);
+  if (a.rows != a.cols)
+    throw usage_error("solve: " + exala::io::printable(afile, 4096) + " (" + ashape +
+                      ") is not square");
+  if (a.rows == 0) throw usage_error("solve: " + exala::io::printable(afile, 4096) + " is empty");
+  const std::int64_t n = a.rows;
+  if (b.rows != n || b.cols == 0)
+    throw usage_error("solve: " + exala::io::printable(bfile, 4096) + " (" +
+                      std::to_string(b.rows) + " x " + std::to_string(b.cols) +
+                      ") does not fit " + exala::io::printable(afile, 4096) + " (" + ashape +
+                      "): B needs " + std::to_string(n) + " rows, one column per right-hand side");
+  const std::int64_t nrhs = b.cols;
+  const std::unique_ptr<progress_display> display = make_display(s);
+  attach(display.get(), s.opt);
+  const exala::stripe_lu lu(n, a.values.data(), n, s.opt);
+  std::vector<double> x(static_cast<std::size_t>(n * nrhs));
+  const exala::refine_report ref =
+      lu.solve_refined(nrhs, b.values.data(), n, x.data(), n, s.refine_steps);
+  if (display) display->clear();
+  if (!s.quiet) print_summary(lu.report(), ref, nrhs, s.refine_steps, "in core", seconds_since(t0));
+  return {n, nrhs, std::move(x)};
+}
+
+solution solve_out_of_core(const stripe_request& r) {
+  const std::vector<std::string> dirs = workdirs_of(r);
+  solve_settings s = solve_options(r, true);
+  check_output(r.output);
+  for (const std::string& d : dirs) {
+    std::error_code ec;
+    if (!std::filesystem::exists(d, ec))
+      throw usage_error("work directory " + quote(d) + " does not exist");
+    if (!std::filesystem::is_directory(d, ec))
+      throw usage_error("work directory " + quote(d) + " is not a directory");
+  }
+  const auto t0 = clock_type::now();
+  const std::unique_ptr<progress_display> display = make_display(s);
+  attach(display.get(), s.opt);
+  const exala::stripe_lu lu(dirs, s.opt);
+  std::vector<double> x;
+  const exala::refine_report ref = lu.solve_stored(x, s.refine_steps);
+  if (display) display->clear();
+  const std::int64_t n = lu.n();
+  const std::int64_t nrhs = n > 0 ? static_cast<std::int64_t>(x.size()) / n : 0;
+  if (!s.quiet)
+    print_summary(lu.report(), ref, nrhs, s.refine_steps,
+                  "out of core in " + dirs_text(dirs) + " (cache " +
+                      format_bytes(static_cast<double>(s.opt.cache_bytes)) + ")",
+                  seconds_since(t0));
+  return {n, nrhs, std::move(x)};
+}
+
+}  // namespace
+
+void generate_dense(const stripe_request& r) {
+  reject_output_and_threads(r, "generate dense");
+  const auto n_text = r.options.get("--n");
+  if (!n_text) throw usage_error("generate dense needs '--n N'");
+  const std::int64_t n = parse_int("--n", *n_text, 1, max_dense_n);
+  std::uint64_t seed = 1;
+  if (const auto v = r.options.get("--seed")) {
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), seed);
+    if (v->empty() || ec != std::errc{} || end != v->data() + v->size())
+      throw usage_error("option '--seed' needs a non-negative integer, got " + quote(*v));
+  }
+  double cond = 0;
+  if (const auto v = r.options.get("--cond")) {
+    cond = real_option("--cond", *v);
+    if (!(cond == 0 || cond >= 1) || std::isinf(cond))
+      throw usage_error("option '--cond' needs 0 (uniform entries) or a finite number >= 1, got " +
+                        quote(*v));
+  }
+  const std::int64_t nrhs = int_option(r, "--nrhs", 1, max_nrhs).value_or(1);
+  const std::int64_t stripe =
+      std::min(int_option(r, "--stripe", 1, max_dense_n).value_or(default_stripe(n)), n);
+  const std::vector<std::string> dirs = required_workdirs(r, "generate dense");
+  const auto t0 = clock_type::now();
+  exala::generate_dense_system(dirs, n, nrhs, seed, stripe, cond, r.options.has("--force"));
+  if (!quiet(r)) {
+    const std::int64_t stripes = (n + stripe - 1) / stripe;
+    std::cerr << "exala: generated n = " << n << ", "
+              << plural(nrhs, "right-hand side", "right-hand sides") << " (seed " << seed << ", "
+              << (cond == 0 ? std::string("uniform entries") : "cond " + format_sci(cond))
+              << ") in " << dirs_text(dirs) << ": " << plural(stripes, "stripe", "stripes")
+              << " of " << plural(stripe, "row", "rows") << ", " << format_duration(seconds_since(t0))
+              << '\n';
+  }
+}
+
+void import_system(const stripe_request& r) {
+  reject_output_and_threads(r, "import");
+  const std::optional<std::int64_t> stripe_opt = int_option(r, "--stripe", 1, max_dense_n);
+  std::uint64_t buffer = default_buffer;
+  if (const auto v = r.options.get("--buffer")) buffer = parse_size("--buffer", *v);
+  const std::vector<std::string> dirs = required_workdirs(r, "import");
+  const bool force = r.options.has("--force");
+  const auto t0 = clock_type::now();
+
+  const std::string& afile = r.operands[0];
+  const std::string& bfile = r.operands[1];
+  const std::string aname = exala::io::printable(afile, 4096);
+  exala::io::matrix_stream a(afile);
+  const exala::io::matrix_info& info = a.info();
+  const std::string ashape = std::to_string(info.rows) + " x " + std::to_string(info.cols);
+  if (info.rows != info.cols)
+    throw usage_error("import: " + aname + " (" + ashape + ") is not square");
+  if (info.rows == 0) throw usage_error("import: " + aname + " is empty (0 x 0)");
+  if (info.rows > max_dense_n)
+    throw usage_error("import: " + aname + " (" + ashape + ") is too large (n > " +
+                      std::to_string(max_dense_n) + ")");
+  const std::int64_t n = info.rows;
+  const exala::io::array b = exala::io::read_matrix_file(bfile);
+  if (b.rows != n || b.cols == 0)
+    throw usage_error("import: " + exala::io::printable(bfile, 4096) + " (" +
+                      std::to_string(b.rows) + " x " + std::to_string(b.cols) +
+                      ") does not fit " + aname + " (" + ashape + "): B needs " +
+                      std::to_string(n) + " rows, one column per right-hand side");
+  const std::int64_t nrhs = b.cols;
+
+  // A pass holds whole stripes: rows x n doubles, and for a coordinate file
+  // one bit per entry to catch entries given twice.
+  const bool coordinate = info.format == exala::io::mm_format::coordinate;
+  const std::uint64_t row_bytes =
+      8 * static_cast<std::uint64_t>(n) + (coordinate ? (static_cast<std::uint64_t>(n) + 7) / 8 : 0);
+  const auto buffer_rows = static_cast<std::int64_t>(
+      std::min<std::uint64_t>(buffer / row_bytes, static_cast<std::uint64_t>(n)));
+  const std::string holds = "--buffer " + format_bytes(static_cast<double>(buffer)) + " holds " +
+                            plural(buffer_rows, "row", "rows") + " of " + aname + " (" +
+                            std::to_string(row_bytes) + " bytes a row)";
+  if (buffer_rows == 0) throw usage_error("import: " + holds + ": give a larger --buffer");
+  std::int64_t stripe = stripe_opt ? std::min(*stripe_opt, n)
+                                   : std::min(default_stripe(n), buffer_rows);
+  if (stripe > buffer_rows)
+    throw usage_error("import: " + holds + ", fewer than one stripe (--stripe " +
+                      std::to_string(stripe) + ")");
+  const std::int64_t pass_rows = std::min(buffer_rows / stripe * stripe, n);
+  const std::int64_t passes = (n + pass_rows - 1) / pass_rows;
+  if (passes > 1 && !a.can_rewind())
+    throw usage_error("import: " + aname + " can be read only once, but " + holds +
+                      ": give a file, or a --buffer of at least " +
+                      format_bytes(static_cast<double>(row_bytes) * static_cast<double>(n)));
+
+  exala::stripe_system_writer w(dirs, n, nrhs, stripe, force);
+  std::vector<double> rows(static_cast<std::size_t>(pass_rows * n));
+  std::vector<bool> seen;
+  for (std::int64_t pass = 0; pass < passes; ++pass) {
+    const std::int64_t r0 = pass * pass_rows;
+    const std::int64_t r1 = std::min(n, r0 + pass_rows);
+    const std::int64_t ld = r1 - r0;
+    if (coordinate) {
+      std::fill(rows.begin(), rows.end(), 0.0);
+      seen.assign(static_cast<std::size_t>(ld * n), false);
+    }
+    a.for_each([&](std::int64_t i, std::int64_t j, double v) {
+      if (i < r0 || i >= r1) return;
+      const auto k = static_cast<std::size_t>((i - r0) + j * ld);
+      if (coordinate) {
+        if (seen[k])
+          a.fail("entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                 ") is given twice");
+        seen[k] = true;
+      }
+      rows[k] = v;
+    });
+    for (std::int64_t s = r0 / stripe; s * stripe < r1; ++s)
+      w.write_stripe(s, rows.data() + (s * stripe - r0), ld);
+  }
+  w.write_rhs(b.values.data(), n);
+  w.finish("import of " + aname + " and " + exala::io::printable(bfile, 4096));
+  if (!quiet(r)) {
+    const std::int64_t stripes = (n + stripe - 1) / stripe;
+    std::cerr << "exala: imported n = " << n << ", "
+              << plural(nrhs, "right-hand side", "right-hand sides") << " into " << dirs_text(dirs)
+              << ": " << plural(stripes, "stripe", "stripes") << " of "
+              << plural(stripe, "row", "rows") << ", " << plural(passes, "pass", "passes")
+              << " over " << aname << ", " << format_duration(seconds_since(t0)) << '\n';
+  }
+}
+
+solution solve(const stripe_request& r) {
+  const bool out_of_core = r.options.has("--workdir");
+  if (out_of_core && !r.operands.empty())
+    throw usage_error("solve takes A B (in core) or --workdir DIR (out of core), not both");
+  if (!out_of_core && r.operands.size() != 2)
+    throw usage_error("solve needs 2 operands (exala solve A B) or '--workdir DIR', got " +
+                      std::to_string(r.operands.size()));
+  return out_of_core ? solve_out_of_core(r) : solve_in_core(r);
+}
+
+std::uint64_t parse_size(std::string_view option, std::string_view value) {
+  const std::string bad = "option '" + std::string(option) +
+                          "' needs a size in bytes such as 1048576, 512MiB or 2G (suffixes K, "
+                          "M, G, T, KiB, MiB, GiB, TiB), got " +
+                          quote(value);
+  std::size_t i = 0;
+  unsigned __int128 whole = 0;
+  std::uint64_t frac = 0, frac_scale = 1;
+  bool any_digit = false;
+  constexpr unsigned __int128 limit = static_cast<unsigned __int128>(1) << 64;
+  for (; i < value.size() && value[i] >= '0' && value[i] <= '9'; ++i) {
+    whole = whole * 10 + static_cast<unsigned>(value[i] - '0');
+    if (whole >= limit) throw usage_error(bad);
+    any_digit = true;
+  }
+  if (i < value.size() && value[i] == '.') {
+    ++i;
+    for (; i < value.size() && value[i] >= '0' && value[i] <= '9'; ++i) {
+      if (frac_scale < 1'000'000'000'000'000ULL) {
+        frac = frac * 10 + static_cast<unsigned>(value[i] - '0');
+        frac_scale *= 10;
+      }
+      any_digit = true;
+    }
+  }
+  if (!any_digit) {
+    if (!value.empty() && value[0] == '-')
+      throw usage_error("option '" + std::string(option) + "' needs a positive size, got " +
+                        quote(value));
+    throw usage_error(bad);
+  }
+  std::string suffix;
+  for (const char c : value.substr(i))
+    suffix += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  unsigned shift = 0;
+  if (suffix.empty() || suffix == "B") shift = 0;
+  else if (suffix == "K" || suffix == "KIB") shift = 10;
+  else if (suffix == "M" || suffix == "MIB") shift = 20;
+  else if (suffix == "G" || suffix == "GIB") shift = 30;
+  else if (suffix == "T" || suffix == "TIB") shift = 40;
+  else throw usage_error(bad);
+  const unsigned __int128 bytes =
+      (whole << shift) + ((static_cast<unsigned __int128>(frac) << shift) / frac_scale);
+  if (bytes >= limit / 2) throw usage_error(bad);
+  if (bytes == 0)
+    throw usage_error("option '" + std::string(option) + "' needs a positive size, got " +
+                      quote(value));
+  return static_cast<std::uint64_t>(bytes);
+}
+
+}  // namespace exala::cli
