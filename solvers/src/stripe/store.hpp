@@ -30,6 +30,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -144,5 +145,11 @@ class store {
 // fails as if the disk were full (ENOSPC); a negative value disables it. The
 // environment variable EXALA_FAULT_WRITE_BYTES sets it at first use.
 void inject_write_fault(std::int64_t bytes);
+
+// The files' 64-bit checksum (XXH64 construction: four multiply-rotate lanes
+// over the 64-bit words, merged at the end): any change confined to one
+// 8-byte word - one flipped byte in particular - changes it. Exposed for tests
+// and tools (store.cpp describes the file format that uses it).
+std::uint64_t checksum64(const void* data, std::size_t bytes, std::uint64_t seed = 0) noexcept;
 
 }  // namespace exala::detail::stripe
