@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
+#include <string_view>
 #include <ostream>
 
 #include <sys/ioctl.h>
@@ -14,7 +16,7 @@ namespace exala::cli {
 
 namespace {
 
-constexpr std::size_t bar_width = 20;
+constexpr std::size_t bar_width = 8;
 constexpr std::size_t default_width = 80;
 constexpr double terminal_redraw_s = 0.2;  // at most 5 redraws a second
 
@@ -30,10 +32,18 @@ std::string percent(double fraction) {
 }
 
 // "93.0%" of acquisitions served from the cache, or "-" before the first.
-std::string hit_ratio(std::int64_t hits, std::int64_t misses) {
+std::string hit_ratio(std::int64_t hits, std::int64_t misses, int digits = 1) {
   const std::int64_t total = hits + misses;
   if (total <= 0) return "-";
-  return format_fixed(100.0 * static_cast<double>(hits) / static_cast<double>(total), 1) + "%";
+  return format_fixed(100.0 * static_cast<double>(hits) / static_cast<double>(total), digits) +
+         "%";
+}
+
+// The pieces joined (one allocation, and no "literal" + string temporaries).
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (const std::string_view p : parts) s += p;
+  return s;
 }
 
 std::string step_text(const exala::stripe_lu_progress& p) {
@@ -108,25 +118,28 @@ std::string progress_display::terminal_text(const exala::stripe_lu_progress& p,
                                             std::size_t width) {
   const double f = std::clamp(p.fraction, 0.0, 1.0);
   const auto filled = static_cast<std::size_t>(f * static_cast<double>(bar_width));
-  std::string line = p.phase;
-  line.resize(std::max<std::size_t>(line.size(), 6), ' ');
-  line += " [" + std::string(filled, '#') + std::string(bar_width - filled, '.') + "] ";
-  line += step_text(p) + " " + percent(f) + "  " + format_duration(p.elapsed_s) + " ETA " +
-          eta_text(p.eta_s);
-  if (p.gflops > 0) line += "  " + format_fixed(p.gflops, 1) + " GFLOP/s";
-  line += "  I/O r " + format_fixed(p.io_read_mbs, 0) + " w " + format_fixed(p.io_write_mbs, 0) +
-          " MB/s  cache " + hit_ratio(p.cache_hits, p.cache_misses);
+  const std::string bar =
+      cat({" [", std::string(filled, '#'), std::string(bar_width - filled, '.'), "]"});
+  std::string rest = cat({" ", step_text(p), " ", percent(f), " ", format_duration(p.elapsed_s),
+                          " ETA ", eta_text(p.eta_s)});
+  if (p.phase == "factor") rest += cat({" ", format_fixed(p.gflops, 1), " GFLOP/s"});
+  rest += cat({" r/w ", format_fixed(p.io_read_mbs, 0), "/", format_fixed(p.io_write_mbs, 0),
+               " MB/s hits ", hit_ratio(p.cache_hits, p.cache_misses, 0)});
+  // A narrow terminal loses the bar first, then the end of the line.
+  std::string line = cat({p.phase, bar, rest});
+  if (width > 1 && line.size() > width - 1) line = cat({p.phase, rest});
   if (width > 1 && line.size() > width - 1) line.resize(width - 1);
   return line;
 }
 
 std::string progress_display::plain_text(const exala::stripe_lu_progress& p) {
-  std::string line = "exala: " + p.phase + ": step " + step_text(p) + " (" + percent(p.fraction) +
-                     "), " + format_duration(p.elapsed_s) + " elapsed, ETA " + eta_text(p.eta_s);
-  if (p.gflops > 0) line += ", " + format_fixed(p.gflops, 1) + " GFLOP/s";
-  line += ", read " + format_fixed(p.io_read_mbs, 1) + " MB/s, write " +
-          format_fixed(p.io_write_mbs, 1) + " MB/s, cache hits " +
-          hit_ratio(p.cache_hits, p.cache_misses);
+  std::string line = cat({"exala: ", p.phase, ": step ", step_text(p), " (", percent(p.fraction),
+                          "), ", format_duration(p.elapsed_s), " elapsed, ETA ",
+                          eta_text(p.eta_s)});
+  if (p.phase == "factor") line += cat({", ", format_fixed(p.gflops, 1), " GFLOP/s"});
+  line += cat({", read ", format_fixed(p.io_read_mbs, 1), " MB/s, write ",
+               format_fixed(p.io_write_mbs, 1), " MB/s, cache hits ",
+               hit_ratio(p.cache_hits, p.cache_misses)});
   return line;
 }
 

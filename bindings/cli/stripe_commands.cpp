@@ -253,6 +253,23 @@ void check_output(const std::string& output) {
     throw exala::io::file_error(output, 0, "cannot create file: Permission denied");
 }
 
+// Runs `write` (which creates a stripe system); the library's advice for a
+// work directory that already holds one is worded for the C++ API.
+template <class F>
+void creating_system(bool force, F write) {
+  try {
+    write();
+  } catch (const exala::storage_error& e) {
+    const std::string api = "pass overwrite to replace it";
+    std::string what = e.what();
+    const std::size_t at = what.find(api);
+    if (force || at == std::string::npos) throw;
+    what.replace(at, api.size(), "give --force to replace it");
+    if (what.starts_with("exala: ")) what.erase(0, 7);
+    throw exala::error(what);
+  }
+}
+
 // The summary of a solve on stderr.
 void print_summary(const exala::stripe_lu_report& rep, const exala::refine_report& ref,
                    std::int64_t nrhs, int max_refine, const std::string& where, double total_s) {
@@ -355,11 +372,15 @@ solution solve_out_of_core(const stripe_request& r) {
   if (display) display->clear();
   const std::int64_t n = lu.n();
   const std::int64_t nrhs = n > 0 ? static_cast<std::int64_t>(x.size()) / n : 0;
-  if (!s.quiet)
+  if (!s.quiet) {
+    // The library solves in core when the whole system fits the cache.
+    const std::string cache = "cache " + format_bytes(static_cast<double>(s.opt.cache_bytes));
     print_summary(lu.report(), ref, nrhs, s.refine_steps,
-                  "out of core in " + dirs_text(dirs) + " (cache " +
-                      format_bytes(static_cast<double>(s.opt.cache_bytes)) + ")",
+                  lu.report().in_core ? "in core from " + dirs_text(dirs) + " (it fits the " +
+                                            cache + ")"
+                                      : "out of core in " + dirs_text(dirs) + " (" + cache + ")",
                   seconds_since(t0));
+  }
   return {n, nrhs, std::move(x)};
 }
 
@@ -388,7 +409,10 @@ void generate_dense(const stripe_request& r) {
       std::min(int_option(r, "--stripe", 1, max_dense_n).value_or(default_stripe(n)), n);
   const std::vector<std::string> dirs = required_workdirs(r, "generate dense");
   const auto t0 = clock_type::now();
-  exala::generate_dense_system(dirs, n, nrhs, seed, stripe, cond, r.options.has("--force"));
+  const bool force = r.options.has("--force");
+  creating_system(force, [&] {
+    exala::generate_dense_system(dirs, n, nrhs, seed, stripe, cond, force);
+  });
   if (!quiet(r)) {
     const std::int64_t stripes = (n + stripe - 1) / stripe;
     std::cerr << "exala: generated n = " << n << ", "
@@ -453,7 +477,11 @@ void import_system(const stripe_request& r) {
                       ": give a file, or a --buffer of at least " +
                       format_bytes(static_cast<double>(row_bytes) * static_cast<double>(n)));
 
-  exala::stripe_system_writer w(dirs, n, nrhs, stripe, force);
+  std::unique_ptr<exala::stripe_system_writer> writer;
+  creating_system(force, [&] {
+    writer = std::make_unique<exala::stripe_system_writer>(dirs, n, nrhs, stripe, force);
+  });
+  exala::stripe_system_writer& w = *writer;
   std::vector<double> rows(static_cast<std::size_t>(pass_rows * n));
   std::vector<bool> seen;
   for (std::int64_t pass = 0; pass < passes; ++pass) {
