@@ -330,6 +330,7 @@ BOOST_AUTO_TEST_CASE(round_trip_factorization_files) {
   write_bytes(d5 / "lseg_5_1_x.bin", {1, 2, 3});
   write_bytes(d5 / "lseg_55_0_7.bin", {1, 2, 3});
   write_bytes(d5 / "lseg_5_0_7.bin.tmp.junk", {1, 2, 3});
+  write_bytes(d5 / "lseg_5_07_14.bin", {1, 2, 3});  // not a canonical number
   const auto segs = s.lsegments(5);
   BOOST_TEST((segs == std::vector<std::pair<i64, i64>>{{0, 7}, {7, 14}, {14, 21}}));
   for (const auto& [c0, c1] : segs) {
@@ -840,7 +841,8 @@ BOOST_AUTO_TEST_CASE(generated_system_independent_of_stripe_height) {
   for (double cond : {0.0, 1e3}) {
     std::vector<loaded_system> sys;
     for (i64 stripe : {1, 7, 64, 100, 1000}) {
-      const std::vector<std::string> dirs = {t.sub("g" + std::to_string(stripe)), t.sub("h" + std::to_string(stripe))};
+      const std::string tag = std::to_string(stripe);
+      const std::vector<std::string> dirs = {t.sub("g_" + tag), t.sub("h_" + tag)};
       exala::generate_dense_system(dirs, 100, 2, 42, stripe, cond, true);
       sys.push_back(load(dirs));
       BOOST_TEST(sys.back().m.stripe == std::min<i64>(stripe, 100));
@@ -1047,4 +1049,40 @@ BOOST_AUTO_TEST_CASE(option_names) {
     BOOST_TEST(e.argument() == "pivot");
     BOOST_TEST(contains(e.what(), "local, partial"));
   }
+}
+
+// ---------------------------------------------------------------------------
+// larger sizes (label `long`): timings of the disk tier and the generator
+// ---------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(large_generate_and_stream, *boost::unit_test::label("long")) {
+  temp_dir t;
+  const i64 n = 6000, S = 400;
+  const std::vector<std::string> dirs = {t.sub("d0"), t.sub("d1")};
+  auto seconds_since = [](std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  exala::generate_dense_system(dirs, n, 1, 3, S, 0.0);
+  const double gen = seconds_since(t0);
+  st::store s = st::store::open(dirs);
+  s.set_policy(false, true);  // drop the page cache: the disk is read
+  std::vector<double> a(static_cast<std::size_t>(n * S));
+  t0 = std::chrono::steady_clock::now();
+  for (i64 i = 0; i < n / S; ++i) s.read_original(i * S, S, 0, n, a.data(), S);
+  const double rd = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  for (i64 i = 0; i < n / S; ++i) s.write_lu(i, S, a.data(), S, nullptr);
+  const double wr = seconds_since(t0);
+  // rows spanning files and a column range, strided destination
+  std::vector<double> blk(static_cast<std::size_t>(1000 * 500));
+  t0 = std::chrono::steady_clock::now();
+  s.read_original(150, 1000, 1200, 1700, blk.data(), 1000);
+  const double part = seconds_since(t0);
+  const double gb = static_cast<double>(n) * n * 8 / 1e9;
+  BOOST_TEST_MESSAGE("n " << n << " (" << gb << " GB): generate " << gen << " s, read " << gb / rd
+                          << " GB/s, write " << gb / wr << " GB/s, 1000 x 500 block " << part << " s");
+  std::vector<double> ref(1000);
+  s.read_original(150, 1000, 1699, 1700, ref.data(), 1000);
+  BOOST_TEST(same_bits(ref.data(), blk.data() + 499 * 1000, 1000));
 }

@@ -32,10 +32,25 @@
 //
 // The per-chunk checksums let a read of any byte range (a column range is a
 // contiguous byte range of a column-major stripe) be verified by reading only
-// the chunks it touches: one pread of the range into the destination, plus
-// the partial chunks at its two ends (< 1 MiB each) into a scratch buffer. The
-// header checksum covers the table checksum, which covers every chunk, so one
-// flipped byte anywhere in a file is detected.
+// the chunks it touches: one pread of the range straight into the destination
+// (when its leading dimension is the file's rows), plus the partial chunks at
+// its two ends (< 1 MiB each) into a scratch buffer. A strided destination or
+// a subset of the file's rows goes through a 16 MiB per-thread staging buffer
+// (whole chunks, verified, then copied). The header checksum covers the table
+// checksum, which covers every chunk, so one flipped byte anywhere in a file
+// is detected.
+//
+// Reads check, in this order: existence ("missing"), the size the call
+// implies ("truncated: expected X bytes, found Y"), magic, version, header
+// checksum, kind, dimensions and stripe index, table checksum, then the
+// checksums of the chunks read. Writes go to "<name>.tmp.<pid>.<seq>" in the
+// final directory, payload first, header last, then (policy.sync) fsync,
+// (policy.drop_cache) fdatasync + POSIX_FADV_DONTNEED, close, rename, and
+// (policy.sync) fsync of the directory; any failure unlinks the temporary.
+// pread/pwrite move at most 1 GiB per call and are retried on EINTR and
+// short counts. The fault budget (inject_write_fault, EXALA_FAULT_WRITE_BYTES)
+// is charged for every byte before it is written; when it runs out the write
+// stops there and fails with ENOSPC, exactly like a full disk.
 //
 // checksum64 is the XXH64 construction (Y. Collet): four independent lanes
 // acc = rotl(acc + w * P2, 31) * P1 over the 64-bit words, merged at the end,
@@ -311,6 +326,14 @@ i64 fault_allow(i64 len) {
   }
 }
 
+// Gives back bytes taken by fault_allow but not written (short write, EINTR).
+void fault_refund(i64 bytes) {
+  if (bytes <= 0) return;
+  i64 cur = g_fault_budget.load();
+  while (cur >= 0 && !g_fault_budget.compare_exchange_weak(cur, cur + bytes)) {
+  }
+}
+
 // --- raw I/O -----------------------------------------------------------------
 struct fd_guard {
   int fd = -1;
@@ -359,7 +382,7 @@ void fsync_dir(const fs::path& dir, i64 stripe, const std::string& path) {
 
 // --- names ---------------------------------------------------------------
 bool parse_u64(std::string_view s, i64& v) {
-  if (s.empty() || s.size() > 18) return false;
+  if (s.empty() || s.size() > 18 || (s.size() > 1 && s[0] == '0')) return false;  // canonical only
   for (char c : s)
     if (c < '0' || c > '9') return false;
   auto r = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -531,6 +554,7 @@ struct store::impl {
                  const char* ldname) const;
   // A factorization file: kind k, `rows` x [col0, n) (+ `aux` pivots).
   void check_index(i64 index) const;
+  void check_rows(i64 rows) const;
 };
 
 void store::impl::write_file(const fs::path& final_path, i64 stripe, header h,
@@ -582,6 +606,7 @@ void store::impl::write_file(const fs::path& final_path, i64 stripe, header h,
       if (allow > 0) {
         w = ::pwrite(fd, p + done, static_cast<std::size_t>(allow), static_cast<off_t>(off + done));
         if (w < 0) err = errno;
+        fault_refund(allow - std::max<i64>(w, 0));
       } else {
         err = ENOSPC;  // the injected fault: the "disk" is full
       }
@@ -1128,6 +1153,11 @@ void store::impl::read_nrhs(kind k, const char* file, double* b, i64 ldb, const 
   finish_read(r);
 }
 
+void store::impl::check_rows(i64 rows) const {
+  check_arg(rows >= 1 && rows <= info.n && rows <= kMaxElements / info.n, "rows",
+            "must be in [1, n] = [1, " + num(info.n) + "] (got " + num(rows) + ")");
+}
+
 void store::impl::check_index(i64 index) const {
   check_arg(index >= 0 && index < info.n, "index",
             "must be in [0, n) = [0, " + num(info.n) + ") (got " + num(index) + ")");
@@ -1264,7 +1294,7 @@ void store::write_active(i64 index, i64 rows, i64 groups_applied, i64 col0, cons
   impl& s = *p_;
   const i64 n = s.info.n;
   s.check_index(index);
-  check_arg(rows >= 1 && rows <= n, "rows", "must be in [1, n] (got " + num(rows) + ")");
+  s.check_rows(rows);
   check_arg(groups_applied >= 0, "groups_applied", "must be >= 0 (got " + num(groups_applied) + ")");
   check_arg(col0 >= 0 && col0 <= n, "col0", "must be in [0, n] (got " + num(col0) + ")");
   check_arg(data != nullptr || col0 == n, "data", "is null");
@@ -1280,7 +1310,7 @@ void store::read_active(i64 index, i64 rows, i64 col0, double* dst, i64 ld) cons
   const impl& s = *p_;
   const i64 n = s.info.n;
   s.check_index(index);
-  check_arg(rows >= 1 && rows <= n, "rows", "must be in [1, n] (got " + num(rows) + ")");
+  s.check_rows(rows);
   check_arg(col0 >= 0 && col0 <= n, "col0", "must be in [0, n] (got " + num(col0) + ")");
   check_arg(dst != nullptr || col0 == n, "dst", "is null");
   check_arg(ld >= rows, "ld", "must be >= rows = " + num(rows) + " (got " + num(ld) + ")");
@@ -1300,7 +1330,7 @@ void store::write_lsegment(i64 index, i64 rows, i64 c0, i64 c1, const double* da
   impl& s = *p_;
   const i64 n = s.info.n;
   s.check_index(index);
-  check_arg(rows >= 1 && rows <= n, "rows", "must be in [1, n] (got " + num(rows) + ")");
+  s.check_rows(rows);
   check_arg(c0 >= 0 && c0 < n, "c0", "must be in [0, n) (got " + num(c0) + ")");
   check_arg(c1 > c0 && c1 <= n, "c1", "must be in (c0, n] (got " + num(c1) + ")");
   check_arg(data != nullptr, "data", "is null");
@@ -1334,7 +1364,7 @@ void store::read_lsegment(i64 index, i64 rows, i64 c0, i64 c1, double* dst, i64 
   const impl& s = *p_;
   const i64 n = s.info.n;
   s.check_index(index);
-  check_arg(rows >= 1 && rows <= n, "rows", "must be in [1, n] (got " + num(rows) + ")");
+  s.check_rows(rows);
   check_arg(c0 >= 0 && c0 < n, "c0", "must be in [0, n) (got " + num(c0) + ")");
   check_arg(c1 > c0 && c1 <= n, "c1", "must be in (c0, n] (got " + num(c1) + ")");
   check_arg(dst != nullptr, "dst", "is null");
@@ -1354,7 +1384,7 @@ void store::write_lu(i64 index, i64 rows, const double* data, i64 ld, const i64*
   impl& s = *p_;
   const i64 n = s.info.n;
   s.check_index(index);
-  check_arg(rows >= 1 && rows <= n, "rows", "must be in [1, n] (got " + num(rows) + ")");
+  s.check_rows(rows);
   check_arg(data != nullptr, "data", "is null");
   check_arg(ld >= rows, "ld", "must be >= rows = " + num(rows) + " (got " + num(ld) + ")");
   payload_src src;
@@ -1372,7 +1402,7 @@ void store::read_lu(i64 index, i64 rows, i64 c0, i64 c1, double* dst, i64 ld, i6
   const impl& s = *p_;
   const i64 n = s.info.n;
   s.check_index(index);
-  check_arg(rows >= 1 && rows <= n, "rows", "must be in [1, n] (got " + num(rows) + ")");
+  s.check_rows(rows);
   check_arg(c0 >= 0 && c0 <= n, "c0", "must be in [0, n] (got " + num(c0) + ")");
   check_arg(c1 >= c0 && c1 <= n, "c1", "must be in [c0, n] (got " + num(c1) + ")");
   check_arg(dst != nullptr || c0 == c1, "dst", "is null");
