@@ -511,8 +511,9 @@ BOOST_AUTO_TEST_CASE(flipped_byte_anywhere) {
   for (const auto& tg : targets) {
     const auto good = read_bytes(tg.path);
     const std::size_t size = good.size();
-    // header words, the chunk table, the padding is unused, data start/middle/end
-    std::vector<std::size_t> offsets = {0, 5, 8, 12, 16, 24, 33, 48, 72, 80, 96, 104, 119, 120, 127, 128, 131};
+    // header words, the chunk table, the padding, data start/middle/end
+    std::vector<std::size_t> offsets = {0,   5,   8,   12,  16,  24,  33,   48,  72,
+                                        80,  96,  104, 119, 120, 127, 128, 131, 200, 4095};
     const std::size_t data0 = 4096;
     for (std::size_t o : {data0, data0 + 1, (data0 + size) / 2, size - 1}) offsets.push_back(o);
     for (std::size_t o : offsets) {
@@ -524,6 +525,7 @@ BOOST_AUTO_TEST_CASE(flipped_byte_anywhere) {
         BOOST_TEST(e.path() == tg.path.string(), "offset " << o);
         if (o >= data0) BOOST_TEST(contains(e.what(), "checksum mismatch"), e.what());
         if (o >= 128 && o < 136) BOOST_TEST(contains(e.what(), "checksum mismatch in the chunk table"), e.what());
+        if (o >= 136 && o < data0) BOOST_TEST(contains(e.what(), "padding"), e.what());
       }
     }
     write_bytes(tg.path, good);

@@ -13,6 +13,7 @@
 //   [0, 128)              header: 16 little-endian 64-bit words (layout below)
 //   [128, 128 + 8 K)      chunk table: K = ceil(P / 1 MiB) 64-bit checksums,
 //                         entry k = checksum64(payload bytes [k MiB, (k+1) MiB), seed k)
+//   [128 + 8 K, D)        zero padding (checked on read)
 //   [D, D + P)            payload, D = 128 + 8 K rounded up to 4096
 //
 //   word  0  magic "EXALASTP"          word  8  aux (nrhs for manifest/rhs/xtrue,
@@ -37,8 +38,8 @@
 // its two ends (< 1 MiB each) into a scratch buffer. A strided destination or
 // a subset of the file's rows goes through a 16 MiB per-thread staging buffer
 // (whole chunks, verified, then copied). The header checksum covers the table
-// checksum, which covers every chunk, so one flipped byte anywhere in a file
-// is detected.
+// checksum, which covers every chunk, and the padding must be zero, so one
+// flipped byte anywhere in a file is detected.
 //
 // Reads check, in this order: existence ("missing"), the size the call
 // implies ("truncated: expected X bytes, found Y"), magic, version, header
@@ -752,15 +753,19 @@ void store::impl::open_reader(reader& r, const fs::path& p, i64 stripe, kind k,
     if (r.size > want)
       fail(stripe, r.path, "wrong size: expected " + num(want) + " bytes, found " + num(r.size));
   }
+  // The chunk table and the zero padding up to the data, in one read.
   const i64 nchunks = chunks_of(static_cast<i64>(h.payload_bytes));
+  const i64 front = static_cast<i64>(h.data_offset) - kHeaderBytes;
+  std::vector<char> buf(static_cast<std::size_t>(front));
+  if (pread_full(fd, buf.data(), front, kHeaderBytes, stripe, r.path) != front)
+    fail(stripe, r.path, "truncated while reading the checksum table (the file shrank)");
+  io.bytes_read.fetch_add(front, std::memory_order_relaxed);
   r.table.resize(static_cast<std::size_t>(nchunks));
-  if (nchunks > 0) {
-    if (pread_full(fd, r.table.data(), 8 * nchunks, kHeaderBytes, stripe, r.path) != 8 * nchunks)
-      fail(stripe, r.path, "truncated while reading the checksum table (the file shrank)");
-    io.bytes_read.fetch_add(8 * nchunks, std::memory_order_relaxed);
-  }
+  if (nchunks > 0) std::memcpy(r.table.data(), buf.data(), static_cast<std::size_t>(8 * nchunks));
   if (checksum64(r.table.data(), r.table.size() * 8, kTableSeed) != h.payload_checksum)
     fail(stripe, r.path, "checksum mismatch in the chunk table (the file is corrupted)");
+  if (std::any_of(buf.begin() + 8 * nchunks, buf.end(), [](char c) { return c != 0; }))
+    fail(stripe, r.path, "non-zero bytes in the padding before the data (the file is corrupted)");
 }
 
 template <class Sink>
