@@ -435,8 +435,8 @@ void import_system(const stripe_request& r) {
 
   const std::string& afile = r.operands[0];
   const std::string& bfile = r.operands[1];
-  const std::string aname = exala::io::printable(afile, 4096);
   exala::io::matrix_stream a(afile);
+  const std::string aname = exala::io::printable(a.name(), 4096);
   const exala::io::matrix_info& info = a.info();
   const std::string ashape = std::to_string(info.rows) + " x " + std::to_string(info.cols);
   if (info.rows != info.cols)
@@ -518,6 +518,25 @@ void import_system(const stripe_request& r) {
   }
 }
 
+// Runs a solve; the library's advice after a singular pivot names the C++
+// API (pivoting::partial, substripe): here it names the options.
+template <class F>
+solution cli_worded(F run) {
+  try {
+    return run();
+  } catch (const exala::singular_pivot& e) {
+    std::string what = e.what();
+    for (const auto& [api, cli] : {std::pair<std::string_view, std::string_view>{
+                                       "try pivoting::partial in core", "try --pivot partial in core"},
+                                   {"a larger substripe", "a larger --substripe"}}) {
+      const std::size_t at = what.find(api);
+      if (at != std::string::npos) what.replace(at, api.size(), cli);
+    }
+    if (what.starts_with("exala: ")) what.erase(0, 7);
+    throw exala::error(what);
+  }
+}
+
 solution solve(const stripe_request& r) {
   const bool out_of_core = r.options.has("--workdir");
   if (out_of_core && !r.operands.empty())
@@ -525,7 +544,7 @@ solution solve(const stripe_request& r) {
   if (!out_of_core && r.operands.size() != 2)
     throw usage_error("solve needs 2 operands (exala solve A B) or '--workdir DIR', got " +
                       std::to_string(r.operands.size()));
-  return out_of_core ? solve_out_of_core(r) : solve_in_core(r);
+  return cli_worded([&] { return out_of_core ? solve_out_of_core(r) : solve_in_core(r); });
 }
 
 std::uint64_t parse_size(std::string_view option, std::string_view value) {

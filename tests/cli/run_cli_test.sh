@@ -3,13 +3,17 @@
 # standard output and standard error exactly with the expected ones.
 #
 # usage: run_cli_test.sh [--rc N] [--stdout TEXT] [--stdout-file FILE]
-#                        [--stdout-regex RE] [--stderr TEXT] [--stdin FILE]
-#                        [--out FILE EXPECTED] -- COMMAND [ARGS...]
+#                        [--stdout-regex RE] [--stderr TEXT] [--stderr-regex RE]
+#                        [--stderr-lines N] [--stdin FILE] [--out FILE EXPECTED]
+#                        -- COMMAND [ARGS...]
 #   --rc N           expected exit status (default 0)
 #   --stdout TEXT    expected stdout: TEXT and a newline (default: nothing)
 #   --stdout-file F  expected stdout: the contents of F
 #   --stdout-regex R stdout must contain a line matching the extended regex R
 #   --stderr TEXT    expected stderr: TEXT and a newline (default: nothing)
+#   --stderr-regex R stderr must contain a line matching the extended regex R
+#                    (instead of --stderr; for messages with varying parts)
+#   --stderr-lines N stderr must have exactly N lines
 #   --stdin FILE     standard input of the command (default /dev/null)
 #   --out FILE EXP   the command must write FILE (removed first) equal to EXP
 # Exits 0 when everything matches, 1 otherwise (printing what differed).
@@ -20,6 +24,8 @@ stdout_text=""
 stdout_file=""
 stdout_regex=""
 stderr_text=""
+stderr_regex=""
+stderr_lines=""
 stdin_file=/dev/null
 out_file=""
 out_expected=""
@@ -30,6 +36,8 @@ while [ $# -gt 0 ]; do
     --stdout-file) stdout_file=$2; shift 2 ;;
     --stdout-regex) stdout_regex=$2; shift 2 ;;
     --stderr) stderr_text=$2; shift 2 ;;
+    --stderr-regex) stderr_regex=$2; shift 2 ;;
+    --stderr-lines) stderr_lines=$2; shift 2 ;;
     --stdin) stdin_file=$2; shift 2 ;;
     --out) out_file=$2; out_expected=$3; shift 3 ;;
     --) shift; break ;;
@@ -67,8 +75,17 @@ else
   expect "$stdout_text" >"$tmp/stdout.expected"
   same stdout "$tmp/stdout" "$tmp/stdout.expected"
 fi
-expect "$stderr_text" >"$tmp/stderr.expected"
-same stderr "$tmp/stderr" "$tmp/stderr.expected"
+if [ -n "$stderr_regex" ]; then
+  grep -Eq -- "$stderr_regex" "$tmp/stderr" || {
+    fail "stderr has no line matching '$stderr_regex':"; cat "$tmp/stderr"; }
+else
+  expect "$stderr_text" >"$tmp/stderr.expected"
+  same stderr "$tmp/stderr" "$tmp/stderr.expected"
+fi
+if [ -n "$stderr_lines" ]; then
+  lines=$(wc -l <"$tmp/stderr" | tr -d ' ')
+  [ "$lines" = "$stderr_lines" ] || fail "stderr has $lines lines, expected $stderr_lines"
+fi
 if [ -n "$out_file" ]; then
   if [ -f "$out_file" ]; then same "$out_file" "$out_file" "$out_expected"
   else fail "$out_file was not written"; fi
