@@ -556,7 +556,7 @@ constexpr std::array command_options{
     command_option{"--drop-page-cache", "", "solve",
                    "drop the OS page cache of stripe files after I/O (the disk tier is real)",
                    arg_kind::flag},
-    command_option{"--progress-interval", "SEC", "solve",
+    command_option{"--progress-interval", "SEC", "import solve",
                    "seconds between progress lines when stderr is not a terminal (default 10)"},
     command_option{"--quiet", "", "generate import solve", "no progress display and no summary",
                    arg_kind::flag},
@@ -697,11 +697,16 @@ invocation parse_command_line(std::span<char* const> argv) {
 // ---- output ----
 
 // One help entry: `head` in a column of 20, then `text`, wrapped at word
-// boundaries to 79 columns (continuation lines start at column 20).
+// boundaries to 79 columns (continuation lines start at column 20; a head
+// too long for its column gets a line of its own).
 void help_line(std::ostream& os, std::string_view head, std::string_view text) {
   constexpr std::size_t indent = 20, width = 79;
   std::string line = "  " + std::string(head);
-  line += std::string(line.size() < indent ? indent - line.size() : 1, ' ');
+  if (line.size() >= indent) {
+    os << line << '\n';
+    line.clear();
+  }
+  line += std::string(indent - line.size(), ' ');
   const std::size_t first = line.size();
   std::size_t col = line.size();
   while (!text.empty()) {
@@ -773,15 +778,16 @@ void print_help(std::ostream& os) {
         "Stripe LU (generate dense, import, solve): Gauss elimination by stripes of S\n"
         "rows kept as files in the work directories, a host cache of --cache bytes, and\n"
         "iterative refinement against the exact residual. X depends only on the system,\n"
-        "S, S' and --pivot: not on --threads, --cache, --order, --meta, --io-threads,\n"
-        "nor on a run having been killed and resumed. A killed 'solve --workdir' run\n"
-        "resumes where it stopped when run again with the same parameters (--resume,\n"
-        "the default; --restart starts over). Sizes (--cache, --buffer) are bytes, or\n"
-        "have a suffix K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024): 2GiB, 512M.\n"
-        "On a terminal, solve redraws a progress line on stderr; elsewhere it prints a\n"
-        "line every --progress-interval seconds; then a summary (n, stripes, time,\n"
-        "GFLOP/s, I/O, cache hits, resumed or not, the refinement's steps and backward\n"
-        "error before -> after). Standard output gets the solution only.\n\n"
+        "S, S', --pivot (and the BLAS): not on --threads, --cache, --order, --meta,\n"
+        "--io-threads, the disks, nor on a run having been killed and resumed. A killed\n"
+        "'solve --workdir' run resumes where it stopped when run again with the same\n"
+        "parameters (--resume, the default; --restart starts over). Sizes (--cache,\n"
+        "--buffer) are bytes, or have a suffix K, M, G, T or KiB, MiB, GiB, TiB (powers\n"
+        "of 1024): 2GiB, 512M. On a terminal, solve redraws a progress line on stderr;\n"
+        "elsewhere it prints a line every --progress-interval seconds; then a summary\n"
+        "(n, stripes, time, GFLOP/s, I/O, cache hits, resumed or not, the refinement's\n"
+        "steps and backward error before -> after). Standard output gets the solution\n"
+        "only.\n\n"
         "Exit status: 0 on success, 2 on any error (one line on standard error).\n";
 }
 

@@ -123,8 +123,11 @@ std::string progress_display::terminal_text(const exala::stripe_lu_progress& p,
   std::string rest = cat({" ", step_text(p), " ", percent(f), " ", format_duration(p.elapsed_s),
                           " ETA ", eta_text(p.eta_s)});
   if (p.phase == "factor") rest += cat({" ", format_fixed(p.gflops, 1), " GFLOP/s"});
-  rest += cat({" r/w ", format_fixed(p.io_read_mbs, 0), "/", format_fixed(p.io_write_mbs, 0),
-               " MB/s hits ", hit_ratio(p.cache_hits, p.cache_misses, 0)});
+  if (p.phase == "import")  // reading a text file: no writes to show, no cache
+    rest += cat({" read ", format_fixed(p.io_read_mbs, 0), " MB/s"});
+  else
+    rest += cat({" r/w ", format_fixed(p.io_read_mbs, 0), "/", format_fixed(p.io_write_mbs, 0),
+                 " MB/s hits ", hit_ratio(p.cache_hits, p.cache_misses, 0)});
   // A narrow terminal loses the bar first, then the end of the line.
   std::string line = cat({p.phase, bar, rest});
   if (width > 1 && line.size() > width - 1) line = cat({p.phase, rest});
@@ -137,9 +140,10 @@ std::string progress_display::plain_text(const exala::stripe_lu_progress& p) {
                           "), ", format_duration(p.elapsed_s), " elapsed, ETA ",
                           eta_text(p.eta_s)});
   if (p.phase == "factor") line += cat({", ", format_fixed(p.gflops, 1), " GFLOP/s"});
-  line += cat({", read ", format_fixed(p.io_read_mbs, 1), " MB/s, write ",
-               format_fixed(p.io_write_mbs, 1), " MB/s, cache hits ",
-               hit_ratio(p.cache_hits, p.cache_misses)});
+  line += cat({", read ", format_fixed(p.io_read_mbs, 1), " MB/s"});
+  if (p.phase != "import")
+    line += cat({", write ", format_fixed(p.io_write_mbs, 1), " MB/s, cache hits ",
+                 hit_ratio(p.cache_hits, p.cache_misses)});
   return line;
 }
 

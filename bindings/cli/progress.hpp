@@ -8,7 +8,9 @@
 // GFLOP/s, I/O read and write rates, cache hit ratio. Anywhere else (a log
 // file, a pipe) it prints whole lines 'exala: PHASE: ...' with the same
 // fields, at most one every `interval_s` seconds, so that logs stay short.
-// Standard output is never touched: it is for results only.
+// Standard output is never touched: it is for results only. `exala import`
+// shows its passes over A through the same display (phase "import": the
+// read rate only).
 #pragma once
 
 #include <chrono>

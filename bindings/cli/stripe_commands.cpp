@@ -163,6 +163,17 @@ std::uint64_t physical_memory() {
 
 bool quiet(const stripe_request& r) { return r.options.has("--quiet"); }
 
+// --progress-interval SEC: seconds between plain progress lines.
+double progress_interval(const stripe_request& r) {
+  const auto v = r.options.get("--progress-interval");
+  if (!v) return default_progress_interval;
+  const double t = real_option("--progress-interval", *v);
+  if (!(t >= 0) || !std::isfinite(t))
+    throw usage_error("option '--progress-interval' needs a number of seconds >= 0, got " +
+                      quote(*v));
+  return t;
+}
+
 // The option values of `exala solve`, all checked before any file is read.
 struct solve_settings {
   exala::stripe_lu_options opt;
@@ -226,13 +237,7 @@ solve_settings solve_options(const stripe_request& r, bool out_of_core) {
   if (const auto v = r.options.get("--refine"); v && !v->empty())
     s.refine_steps = static_cast<int>(parse_int("--refine", *v, 0, max_refine_steps));
   if (r.options.has("--no-refine")) s.refine_steps = 0;
-  if (const auto v = r.options.get("--progress-interval")) {
-    const double t = real_option("--progress-interval", *v);
-    if (!(t >= 0) || !std::isfinite(t))
-      throw usage_error("option '--progress-interval' needs a number of seconds >= 0, got " +
-                        quote(*v));
-    s.progress_interval = t;
-  }
+  s.progress_interval = progress_interval(r);
   s.quiet = quiet(r);
   return s;
 }
@@ -431,6 +436,7 @@ void import_system(const stripe_request& r) {
   if (const auto v = r.options.get("--buffer")) buffer = parse_size("--buffer", *v);
   const std::vector<std::string> dirs = required_workdirs(r, "import");
   const bool force = r.options.has("--force");
+  progress_interval(r);  // checked before the files are read
   const auto t0 = clock_type::now();
 
   const std::string& afile = r.operands[0];
@@ -484,7 +490,29 @@ void import_system(const stripe_request& r) {
   exala::stripe_system_writer& w = *writer;
   std::vector<double> rows(static_cast<std::size_t>(pass_rows * n));
   std::vector<bool> seen;
+  // Progress: passes over A (the read rate estimated from the file's size).
+  const std::unique_ptr<progress_display> display =
+      quiet(r) ? nullptr
+               : std::make_unique<progress_display>(std::cerr, stderr_is_terminal(),
+                                                    progress_interval(r));
+  std::error_code size_ec;
+  const auto file_bytes = a.can_rewind() ? std::filesystem::file_size(afile, size_ec) : 0;
+  const double entries = static_cast<double>(std::max<std::int64_t>(info.entries, 1));
+  const auto show = [&](std::int64_t pass, std::int64_t visited) {
+    exala::stripe_lu_progress p;
+    p.phase = "import";
+    p.step = pass;
+    p.steps = passes;
+    const double done = static_cast<double>(pass) + static_cast<double>(visited) / entries;
+    p.fraction = done / static_cast<double>(passes);
+    p.elapsed_s = seconds_since(t0);
+    if (p.fraction > 0) p.eta_s = p.elapsed_s * (1 - p.fraction) / p.fraction;
+    if (p.elapsed_s > 0 && !size_ec)
+      p.io_read_mbs = done * static_cast<double>(file_bytes) / p.elapsed_s / 1e6;
+    display->update(p);
+  };
   for (std::int64_t pass = 0; pass < passes; ++pass) {
+    std::int64_t visited = 0;
     const std::int64_t r0 = pass * pass_rows;
     const std::int64_t r1 = std::min(n, r0 + pass_rows);
     const std::int64_t ld = r1 - r0;
@@ -493,6 +521,7 @@ void import_system(const stripe_request& r) {
       seen.assign(static_cast<std::size_t>(ld * n), false);
     }
     a.for_each([&](std::int64_t i, std::int64_t j, double v) {
+      if (display && (++visited & 0xfffff) == 0) show(pass, visited);
       if (i < r0 || i >= r1) return;
       const auto k = static_cast<std::size_t>((i - r0) + j * ld);
       if (coordinate) {
@@ -505,7 +534,9 @@ void import_system(const stripe_request& r) {
     });
     for (std::int64_t s = r0 / stripe; s * stripe < r1; ++s)
       w.write_stripe(s, rows.data() + (s * stripe - r0), ld);
+    if (display) show(pass + 1, 0);
   }
+  if (display) display->clear();
   w.write_rhs(b.values.data(), n);
   w.finish("import of " + aname + " and " + exala::io::printable(bfile, 4096));
   if (!quiet(r)) {

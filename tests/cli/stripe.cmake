@@ -20,7 +20,7 @@ endfunction()
 # ---- help ----
 exala_cli_test(stripe_help_solve STDOUT_REGEX "^  solve \\[A B\\] " ARGS --help)
 exala_cli_test(stripe_help_import STDOUT_REGEX "^  import A B " ARGS --help)
-exala_cli_test(stripe_help_generate STDOUT_REGEX "^  generate trsv\\|dense " ARGS --help)
+exala_cli_test(stripe_help_generate STDOUT_REGEX "^  generate trsv\\|dense$" ARGS --help)
 exala_cli_test(stripe_help_workdir STDOUT_REGEX "^  --workdir DIR " ARGS --help)
 exala_cli_test(stripe_help_refine STDOUT_REGEX "^  --refine\\[=STEPS\\] " ARGS --help)
 exala_cli_test(stripe_help_resume STDOUT_REGEX "^  --resume +continue a partial run" ARGS help)

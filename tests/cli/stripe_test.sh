@@ -124,7 +124,9 @@ import_array() {
   random_array b.mtx "$n" 2 8
   run import a.mtx b.mtx --workdir one --stripe 25
   has log "^exala: imported n = $n, 2 right-hand sides into one: .* 1 pass over a.mtx"
-  run import a.mtx b.mtx --workdir multi --stripe "$rows" --buffer $((rows * n * 8))
+  run import a.mtx b.mtx --workdir multi --stripe "$rows" --buffer $((rows * n * 8)) \
+    --progress-interval 0
+  has log "^exala: import: step $passes/$passes \(100.0%\), .* elapsed, ETA .*, read .* MB/s$"
   has log "^exala: imported n = $n, .* $passes passes over a.mtx"
   run import a.mtx b.mtx --workdir other --stripe 7 --buffer 64K
   log=log_one run solve --workdir one --cache "$cache" $f --threads 1 -o x_one.mtx
