@@ -7,8 +7,10 @@
 # hit a full disk, and resumed. Inputs: data/stripe_*.mtx (make_stripe_data.py
 # and hand-written bad files). Work directories live under the build tree.
 set(stripe_dir ${CMAKE_CURRENT_BINARY_DIR}/stripe)
-file(MAKE_DIRECTORY ${stripe_dir}/empty)
 set(wd ${stripe_dir}/golden_wd)
+# An empty work directory (no system in it), made before the tests that use it.
+add_test(NAME cli.stripe_setup COMMAND ${CMAKE_COMMAND} -E make_directory ${stripe_dir}/empty)
+set_tests_properties(cli.stripe_setup PROPERTIES LABELS cli FIXTURES_SETUP cli_stripe_empty)
 
 # `exala ARGS...` must fail with exit status 2 and one line on stderr
 # matching the extended regex RE (for messages of the library, whose numbers
@@ -261,3 +263,9 @@ exala_stripe_script(existing_system existing_system)
 exala_stripe_script(kill_resume kill_resume)
 exala_stripe_script(disk_full disk_full)
 exala_stripe_script(corrupted corrupted)
+
+# Every test above may use the empty work directory.
+get_property(stripe_tests DIRECTORY PROPERTY TESTS)
+list(FILTER stripe_tests INCLUDE REGEX "^cli\\.stripe_")
+list(REMOVE_ITEM stripe_tests cli.stripe_setup)
+set_tests_properties(${stripe_tests} PROPERTIES FIXTURES_REQUIRED cli_stripe_empty)
