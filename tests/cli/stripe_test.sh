@@ -82,9 +82,9 @@ random_array() {  # random_array FILE ROWS COLS SEED
 }
 
 # A generated system (N x N, 2 right-hand sides), solved out of core with
-# 1 and 2 threads, every order, meta-stripes, 1 I/O thread, a larger cache,
-# a cache holding everything, from two disks with another stored stripe
-# height, and to stdout. (The public API reads no stored system back, so the
+# 1 and 2 threads, every order, meta-stripes, 1 I/O thread, a larger cache
+# (with --sync and --drop-page-cache), a cache holding everything, from two
+# disks with another stored stripe height, and to stdout. (The public API reads no stored system back, so the
 # in-core comparison is import_array's: the same .mtx system imported and
 # solved out of core, and solved in core.)
 generated() {
@@ -101,7 +101,8 @@ generated() {
   log=log2 run solve --workdir wd --cache "$cache" $f --threads 2 --restart -o x_t2.mtx
   run solve --workdir wd --cache "$cache" $f --order basic --io-threads 1 --restart -o x_basic.mtx
   run solve --workdir wd --cache "$cache" $f --order meta-zigzag --meta 2 --restart -o x_meta.mtx
-  run solve --workdir wd --cache $((2 * cache)) $f --order zigzag --restart -o x_cache.mtx
+  run solve --workdir wd --cache $((2 * cache)) $f --order zigzag --restart --sync \
+    --drop-page-cache -o x_cache.mtx
   run solve --workdir wd --cache 1GiB $f --restart -o x_all.mtx
   run generate dense --n "$n" --seed 11 --nrhs 2 --workdir d1,d2 --stripe 7
   run solve --workdir d1 --workdir d2 --cache "$cache" $f -o x_disks.mtx
