@@ -18,6 +18,11 @@
 #include <optional>
 #include <system_error>
 
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "exala/stripe_lu.hpp"
@@ -162,6 +167,41 @@ std::uint64_t physical_memory() {
 }
 
 bool quiet(const stripe_request& r) { return r.options.has("--quiet"); }
+
+// An advisory lock (flock) on the first work directory itself, held while
+// the command runs, so that two exala commands never write one set at once
+// (the second one stops before touching anything). The kernel releases it
+// when the process ends, killed or not; no file is created. `create` makes
+// the directory first (generate, import); otherwise a missing directory is
+// left for the caller to report.
+class workdir_lock {
+ public:
+  workdir_lock(const std::string& dir, bool create) {
+    if (create) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);  // errors: the library names them
+    }
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) return;
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      ::close(fd_);
+      fd_ = -1;
+      if (e == EWOULDBLOCK)
+        throw exala::error("work directory " + quote(dir) +
+                           " is in use by another exala command (let it finish, or stop it)");
+      throw exala::error("work directory " + quote(dir) + ": cannot lock: " + std::strerror(e));
+    }
+  }
+  ~workdir_lock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  workdir_lock(const workdir_lock&) = delete;
+  workdir_lock& operator=(const workdir_lock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 // --progress-interval SEC: seconds between plain progress lines.
 double progress_interval(const stripe_request& r) {
@@ -368,6 +408,7 @@ solution solve_out_of_core(const stripe_request& r) {
     if (!std::filesystem::is_directory(d, ec))
       throw usage_error("work directory " + quote(d) + " is not a directory");
   }
+  const workdir_lock lock(dirs[0], false);
   const auto t0 = clock_type::now();
   const std::unique_ptr<progress_display> display = make_display(s);
   attach(display.get(), s.opt);
@@ -415,6 +456,7 @@ void generate_dense(const stripe_request& r) {
   const std::vector<std::string> dirs = required_workdirs(r, "generate dense");
   const auto t0 = clock_type::now();
   const bool force = r.options.has("--force");
+  const workdir_lock lock(dirs[0], true);
   creating_system(force, [&] {
     exala::generate_dense_system(dirs, n, nrhs, seed, stripe, cond, force);
   });
@@ -483,6 +525,7 @@ void import_system(const stripe_request& r) {
                       ": give a file, or a --buffer of at least " +
                       format_bytes(static_cast<double>(row_bytes) * static_cast<double>(n)));
 
+  const workdir_lock lock(dirs[0], true);
   std::unique_ptr<exala::stripe_system_writer> writer;
   creating_system(force, [&] {
     writer = std::make_unique<exala::stripe_system_writer>(dirs, n, nrhs, stripe, force);

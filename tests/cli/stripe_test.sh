@@ -236,8 +236,9 @@ kill_when() {
 # SIGKILL at random moments (random amounts of progress), resuming each time
 # with other thread counts and caches (the bits do not depend on them), the
 # last kill in the solve phase if it is not over first, then a run to the
-# end: the solution equals an uninterrupted run's. RANDOM_SEED=... repeats
-# the choices of a run.
+# end: the solution equals an uninterrupted run's. While the first run
+# works, other commands on its work directory stop at once (the lock).
+# RANDOM_SEED=... repeats the choices of a run.
 kill_resume() {
   local seed=${RANDOM_SEED:-$$}
   RANDOM=$seed
@@ -247,27 +248,37 @@ kill_resume() {
   run solve --workdir wd --cache 8M $f --threads 2 --quiet -o x_ref.mtx
   local kills=0 k pid gap rc restart=--restart
   for k in 1 2 3 4 5; do
-    gap=$((4 + RANDOM % 20))
+    gap=$((3 + RANDOM % 15))  # 4 kills stay below 70% of the factorization
     [ "$k" -lt 5 ] || gap=solve
     "$exala" solve --workdir wd --cache $((4 + k))M $f --threads $((1 + k % 2)) $restart \
-      --progress-interval 0 -o x.mtx 2>err.txt &
+      --progress-interval 0 -o x.mtx 2>run.txt &
     pid=$!
     restart=
-    kill_when "$pid" err.txt "$gap"
+    if [ "$k" -eq 1 ]; then
+      # While it runs, other commands leave the work directory alone.
+      until grep -q "^exala: factor: step" run.txt || ! kill -0 "$pid" 2>/dev/null; do
+        sleep 0.01
+      done
+      local busy="^exala: error: work directory 'wd' is in use by another exala command"
+      fails_with "$busy" solve --workdir wd --cache 8M $f -o x_busy.mtx
+      fails_with "$busy" generate dense --n 20 --workdir wd --force
+      fails_with "$busy" import "$data/stripe_a.mtx" "$data/stripe_b.mtx" --workdir wd --force
+    fi
+    kill_when "$pid" run.txt "$gap"
     wait "$pid"
     rc=$?
-    line=$(grep -E '^exala: [a-z]+: step' err.txt | tail -n 1 | cut -d, -f1)
+    line=$(grep -E '^exala: [a-z]+: step' run.txt | tail -n 1 | cut -d, -f1)
     if [ "$rc" -eq 137 ]; then
       kills=$((kills + 1))
       echo "run $k (gap $gap) killed at: $line"
     elif [ "$rc" -eq 0 ]; then
       echo "run $k (gap $gap) finished before its kill"
     else
-      tail -n 3 err.txt
+      tail -n 3 run.txt
       fail "run $k: exit status $rc"
     fi
   done
-  [ "$kills" -ge 3 ] || fail "only $kills runs were killed"
+  [ "$kills" -ge 4 ] || fail "only $kills runs were killed"
   log=log_final run solve --workdir wd --cache 6M $f --threads 1 -o x.mtx
   cat log_final
   has log_final "resumed \([0-9]+ pivot groups? (was|were) already done\)"
