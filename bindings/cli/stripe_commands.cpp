@@ -4,22 +4,23 @@
 // Order of work in every command: all option values are checked first (a
 // typo costs nothing), then the input files are opened and their sizes
 // checked, then the long work runs. The solution goes to -o or stdout; the
-// progress display and the summary go to stderr (not with --quiet).
+// progress display and the summary go to stderr (not with --quiet). A
+// command that writes a work directory set holds an advisory lock on its
+// first directory (workdir_lock), so that a second command stops at once.
 #include "stripe_commands.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <system_error>
-
-#include <cerrno>
-#include <cstring>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -332,7 +333,9 @@ void print_summary(const exala::stripe_lu_report& rep, const exala::refine_repor
       << " already done)";
   else
     e << "not resumed";
-  e << ", smallest pivot ratio " << format_sci(rep.min_pivot_ratio) << '\n';
+  // (0: not known, as after resuming a finished factorization.)
+  if (rep.min_pivot_ratio > 0) e << ", smallest pivot ratio " << format_sci(rep.min_pivot_ratio);
+  e << '\n';
   if (!rep.in_core) {
     const std::int64_t acq = rep.cache_hits + rep.cache_misses;
     e << "  I/O: read " << format_bytes(static_cast<double>(rep.bytes_read)) << ", written "
