@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -65,8 +66,8 @@ class singular_pivot : public error {
  public:
   singular_pivot(std::int64_t column, double value, double threshold, const std::string& why)
       : error("exala: stripe LU: " + why + " pivot at column " + std::to_string(column) +
-              " (0-based): |u| = " + std::to_string(value) +
-              (threshold > 0 ? " <= threshold " + std::to_string(threshold) : std::string()) +
+              " (0-based): |u| = " + number(value) +
+              (threshold > 0 ? " <= threshold " + number(threshold) : std::string()) +
               " (the matrix is numerically singular, or local pivoting met a tiny pivot: "
               "try pivoting::partial in core or a larger substripe)"),
         column_(column),
@@ -75,6 +76,11 @@ class singular_pivot : public error {
   double value() const noexcept { return value_; }
 
  private:
+  static std::string number(double v) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%.6g", v);
+    return t;
+  }
   std::int64_t column_;
   double value_;
 };
@@ -93,8 +99,8 @@ struct stripe_lu_progress {
   double gflops = 0;               // factor: this run's rate so far
   double io_read_mbs = 0;          // since the phase began
   double io_write_mbs = 0;
-  std::int64_t cache_hits = 0;     // stripe acquisitions served from the cache
-  std::int64_t cache_misses = 0;
+  std::int64_t cache_hits = 0;     // stripe requests served from memory
+  std::int64_t cache_misses = 0;   // stripe loads from disk (on demand or prefetched)
 };
 
 struct stripe_lu_options {
@@ -128,7 +134,8 @@ struct stripe_lu_report {
   double factor_seconds = 0;
   double factor_gflops = 0;          // (2/3 n^3 - the resumed part) / factor_seconds
   std::int64_t bytes_read = 0, bytes_written = 0;
-  std::int64_t cache_hits = 0, cache_misses = 0;
+  std::int64_t cache_hits = 0;       // stripe requests served from memory
+  std::int64_t cache_misses = 0;     // stripe loads from disk (on demand or prefetched)
   std::uint64_t peak_cache_bytes = 0;
   double min_pivot_ratio = 0;        // min |u_jj| / max|a_ij|
 };

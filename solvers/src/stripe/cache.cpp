@@ -7,6 +7,7 @@
 #include "cache.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "exala/error.hpp"
@@ -14,7 +15,11 @@
 namespace exala::detail::stripe {
 
 namespace {
-std::string mib(std::uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; }
+std::string mib(std::uint64_t b) {
+  char t[48];
+  std::snprintf(t, sizeof t, "%.4g MiB", double(b) / 1048576.0);
+  return t;
+}
 }  // namespace
 
 stripe_cache::stripe_cache(cache_callbacks cb, std::uint64_t budget, int io_threads)
@@ -26,8 +31,8 @@ stripe_cache::~stripe_cache() {
   {
     lock_t lk(mu_);
     stop_ = true;
+    wake();
   }
-  cv_.notify_all();
   for (auto& t : io_) t.join();
 }
 
@@ -46,7 +51,7 @@ void stripe_cache::check_error(std::int64_t index, entry& e) {
   std::exception_ptr ex = e.error;
   resident_ -= e.reserved;
   entries_.erase(index);
-  cv_.notify_all();
+  wake();
   std::rethrow_exception(ex);
 }
 
@@ -74,7 +79,7 @@ void stripe_cache::flush_entry(lock_t& lk, std::int64_t index, entry& e) {
       entries_.erase(index);
     }
   }
-  cv_.notify_all();
+  wake();
 }
 
 bool stripe_cache::make_room(lock_t& lk, std::uint64_t bytes, std::size_t upto, bool wait) {
@@ -119,8 +124,11 @@ void stripe_cache::load_entry(lock_t& lk, std::int64_t index) {
   lk.lock();
   entry& e = entries_.at(index);
   if (err) {
+    // A stripe that cannot be read stops the run: every later request sees
+    // this error (not a misleading "cache too small" from its held bytes).
     e.error = err;
     e.st = stripe_state::cached;
+    if (!io_error_) io_error_ = err;
   } else {
     resident_ = resident_ - e.reserved + b.bytes();
     e.reserved = 0;
@@ -128,7 +136,7 @@ void stripe_cache::load_entry(lock_t& lk, std::int64_t index) {
     e.st = stripe_state::cached;
     stats_.peak_bytes = std::max(stats_.peak_bytes, resident_);
   }
-  cv_.notify_all();
+  wake();
 }
 
 cache_buffer& stripe_cache::acquire(std::int64_t index) {
@@ -141,15 +149,17 @@ cache_buffer& stripe_cache::acquire(std::int64_t index) {
     if (it != entries_.end()) {
       entry& e = it->second;
       if (e.st == stripe_state::loading || e.st == stripe_state::flushing) {
-        if (!counted) ++stats_.hits, counted = true;  // prefetched or written behind
         cv_.wait(lk);
         continue;
       }
       check_error(index, e);
-      if (!counted) ++stats_.hits;
+      // A hit is a stripe found resident that no load brought in for this
+      // request: a prefetched stripe counts once as a load (stats_.prefetched).
+      if (!counted && !e.prefetched) ++stats_.hits;
+      e.prefetched = false;
       ++e.users;
       e.tick = ++tick_;
-      cv_.notify_all();
+      wake();
       return e.buf;
     }
     if (!counted) ++stats_.misses, counted = true;
@@ -181,7 +191,7 @@ void stripe_cache::release(std::int64_t index) {
                 " that is not in use");
   --it->second.users;
   it->second.tick = ++tick_;
-  cv_.notify_all();
+  wake();
 }
 
 void stripe_cache::pin(std::int64_t index) {
@@ -196,7 +206,7 @@ void stripe_cache::unpin(std::int64_t index) {
   lock_t lk(mu_);
   auto it = entries_.find(index);
   if (it != entries_.end()) it->second.pinned = false;
-  cv_.notify_all();
+  wake();
 }
 
 void stripe_cache::discard(std::int64_t index) {
@@ -211,7 +221,7 @@ void stripe_cache::discard(std::int64_t index) {
     }
     resident_ -= e.error ? e.reserved : e.buf.bytes();
     entries_.erase(it);
-    cv_.notify_all();
+    wake();
     return;
   }
 }
@@ -220,8 +230,8 @@ void stripe_cache::plan(std::vector<std::int64_t> upcoming) {
   {
     lock_t lk(mu_);
     plan_.assign(upcoming.begin(), upcoming.end());
+    wake();
   }
-  cv_.notify_all();
 }
 
 void stripe_cache::flush_async() {
@@ -230,8 +240,8 @@ void stripe_cache::flush_async() {
     for (std::int64_t idx : plan_)
       if (entries_.count(idx)) flush_queue_.push_back(idx);
     for (auto& [idx, e] : entries_) flush_queue_.push_back(idx);
+    wake();
   }
-  cv_.notify_all();
 }
 
 void stripe_cache::flush_all() {
@@ -258,6 +268,9 @@ void stripe_cache::flush_all() {
 void stripe_cache::io_loop() {
   lock_t lk(mu_);
   while (!stop_) {
+    // Whatever changed while this thread had the mutex released (a flush, a
+    // load) is seen through events_: it only sleeps when nothing happened.
+    const std::uint64_t seen = events_;
     bool did = false;
     // Write-behind (checkpoints) first: they bound what a kill can lose.
     while (!flush_queue_.empty() && !did) {
@@ -284,12 +297,13 @@ void stripe_cache::io_loop() {
         resident_ += bytes;
         stats_.peak_bytes = std::max(stats_.peak_bytes, resident_);
         ++stats_.prefetched;
+        e.prefetched = true;
         load_entry(lk, idx);
         did = true;
         break;
       }
     }
-    if (!did) cv_.wait(lk);
+    if (!did && !stop_ && events_ == seen) cv_.wait(lk);
   }
 }
 

@@ -56,6 +56,8 @@ struct cache_callbacks {
   std::function<std::uint64_t(std::int64_t index)> size;
 };
 
+// hits: acquisitions served by a stripe already resident; misses: loads on
+// demand; prefetched: loads by the I/O threads (disk reads = misses + prefetched).
 struct cache_stats {
   std::int64_t hits = 0, misses = 0, prefetched = 0, evictions = 0, flushes = 0;
   std::uint64_t resident_bytes = 0, peak_bytes = 0;
@@ -95,6 +97,7 @@ class stripe_cache {
     int users = 0;
     bool pinned = false;
     bool evict_after_flush = false;
+    bool prefetched = false;  // loaded ahead and not acquired since
     std::uint64_t tick = 0;
     std::uint64_t reserved = 0;  // bytes counted while loading
     std::exception_ptr error;
@@ -110,6 +113,11 @@ class stripe_cache {
   void load_entry(lock_t& lk, std::int64_t index);
   void io_loop();
   void check_error(std::int64_t index, entry& e);
+  // Records a state change and wakes every waiter (the mutex is held).
+  void wake() {
+    ++events_;
+    cv_.notify_all();
+  }
 
   cache_callbacks cb_;
   std::uint64_t budget_;
@@ -123,6 +131,7 @@ class stripe_cache {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  std::uint64_t events_ = 0;
   int depth_ = 0;
   std::vector<std::thread> io_;
 };

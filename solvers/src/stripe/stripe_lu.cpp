@@ -125,7 +125,7 @@ struct progress_meter {
       p.io_read_mbs = double(io->bytes_read - read0) / p.elapsed_s * 1e-6;
       p.io_write_mbs = double(io->bytes_written - written0) / p.elapsed_s * 1e-6;
     }
-    if (cs) p.cache_hits = cs->hits, p.cache_misses = cs->misses;
+    if (cs) p.cache_hits = cs->hits, p.cache_misses = cs->misses + cs->prefetched;
     opt.on_progress(p);
   }
 };
@@ -338,11 +338,11 @@ void stripe_lu::impl::factor_out_of_core() {
   if (opt.cache_bytes != 0) {
     const std::uint64_t stripe_bytes = std::uint64_t(S) * std::uint64_t(n) * 8u;
     if (opt.cache_bytes < std::uint64_t(m + 2) * stripe_bytes)
-      throw invalid_argument("cache", std::to_string(opt.cache_bytes >> 20) +
-                                          " MiB cannot hold " + std::to_string(m) +
+      throw invalid_argument("cache", std::to_string(opt.cache_bytes) + " bytes cannot hold " +
+                                          std::to_string(m) +
                                           " pivot stripe(s) plus two working stripes of " +
-                                          std::to_string((stripe_bytes + (1u << 20) - 1) >> 20) +
-                                          " MiB: raise the cache or lower the stripe or meta");
+                                          std::to_string(stripe_bytes) +
+                                          " bytes: raise the cache or lower the stripe or meta");
   }
   st::stripe_cache cache(cb, opt.cache_bytes, opt.io_threads);
 
@@ -464,7 +464,7 @@ void stripe_lu::impl::factor_out_of_core() {
       rep.factor_seconds > 0 ? (lu_flops(n) - pm.start_done) / rep.factor_seconds * 1e-9 : 0;
   rep.bytes_read = sto.counters().bytes_read - read0;
   rep.bytes_written = sto.counters().bytes_written - written0;
-  rep.cache_hits = cs.hits, rep.cache_misses = cs.misses;
+  rep.cache_hits = cs.hits, rep.cache_misses = cs.misses + cs.prefetched;
   rep.peak_cache_bytes = cs.peak_bytes;
   pm.done = pm.total;
   pm.report(G, &cs, true);
@@ -685,14 +685,23 @@ stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_o
   if (opt.pivot == pivoting::partial) {
     if (!fits)
       throw invalid_argument("pivot", "partial pivoting needs the whole matrix in memory (" +
-                                          std::to_string(matrix_bytes >> 20) +
-                                          " MiB > cache): use local pivoting out of core");
+                                          std::to_string(matrix_bytes) + " bytes > cache of " +
+                                          std::to_string(opt.cache_bytes) +
+                                          "): use local pivoting out of core");
     // In core from the work directory: load A, factor in memory.
     s.choose_sizes(false);
     s.a0.resize(std::size_t(s.n * s.n));
     if (s.n > 0) s.store->read_original(0, s.n, 0, s.n, s.a0.data(), s.n);
     s.factor_in_core();
     return;
+  }
+  if (opt.resume) {
+    // Parameters left to the library (0) follow a partial or finished run.
+    if (auto have = s.store->read_progress()) {
+      if (s.opt.stripe == 0) s.opt.stripe = have->stripe;
+      if (s.opt.substripe == 0) s.opt.substripe = have->substripe;
+      if (s.opt.meta == 0 && s.opt.order == stripe_order::meta_zigzag) s.opt.meta = have->meta;
+    }
   }
   s.choose_sizes(true);
   s.factor_out_of_core();
