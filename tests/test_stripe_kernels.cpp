@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iomanip>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -96,7 +97,7 @@ i64 first_bit_difference(const vec& a, const vec& b) {
 #define CHECK_SAME_BITS(a, b, what)                                                         \
   do {                                                                                      \
     const i64 d_ = first_bit_difference((a), (b));                                          \
-    BOOST_TEST(d_ == -1, (what) << ": bits differ at " << d_ << " ("                        \
+    BOOST_TEST(d_ == -1, (what) << ": bits differ at " << d_ << std::setprecision(17) << " (" \
                                 << (d_ >= 0 && d_ < static_cast<i64>((a).size()) ? (a)[d_]  \
                                                                                  : 0.0)     \
                                 << " vs "                                                   \

@@ -59,40 +59,53 @@ void dlaswp_(const int* n, double* a, const int* lda, const int* k1, const int* 
 namespace exala::detail::stripe {
 namespace {
 
-// ---- tile shapes (the only tuning knobs; each is a target, see split()) ----
+// ---- tile shapes (the only tuning knobs) ----
+// A tiled dimension of length len is cut into `count` pieces:
+//   count = ceil(len / max_width), rounded up to a multiple of `multiple`,
+//   but no more than len / min_width (pieces stay >= min_width wide) and at
+//   least 1;
+// each piece a whole number of tile_align-wide units, shared out as evenly as
+// possible (the first pieces get one more unit), the last piece cut at len.
+// A function of len and the constants only: never of the thread count.
+//
 // Measured on the reference machine (OpenBLAS 0.3.21 Haswell kernels, AMD
-// EPYC, 2 cores): single-threaded dgemm reaches ~50 GF/s from 512 x 256 x k
-// tiles (k >= 128), 2-3% more at 512 x 512; 256-column tiles keep the load
-// balanced when a call has only a few tiles per thread.
-constexpr std::int64_t gemm_cols = 256;   // C columns per gemm tile
-constexpr std::int64_t gemm_rows = 1024;  // C rows per gemm tile (tall C only)
-constexpr std::int64_t gemm_rows_narrow = 256;  // rows per tile when C has < 64 columns
-constexpr std::int64_t trsm_rows = 128;   // rows of B per trsm_right tile
-constexpr std::int64_t trsm_cols = 256;   // columns of B per trsm_left tile
-constexpr std::int64_t laswp_cols = 512;  // columns per laswp tile
-constexpr std::int64_t tile_align = 8;    // tile widths are multiples of this (but the last)
+// EPYC, 2 cores, ld = 8000): a single-threaded 512 x w x 512 dgemm tile runs
+// at 46.7 / 48.3 / 49.2 / 51.6 GF/s for w = 256 / 512 / 1024 / 2048 (each tile
+// repacks A), so gemm tiles are as wide as 2048 columns; the count is a
+// multiple of 4 so that 1, 2 or 4 threads get equal shares of a wide call.
+struct tiling {
+  std::int64_t max_width;
+  std::int64_t min_width;
+  std::int64_t multiple;
+};
+constexpr tiling gemm_col_tiles{2048, 256, 4};    // columns of C
+constexpr tiling gemm_row_tiles{1024, 1024, 1};   // rows of C (tall C only)
+constexpr tiling gemm_row_tiles_narrow{256, 256, 1};  // rows of C with < 64 columns
+constexpr std::int64_t gemm_narrow = 64;
+constexpr tiling trsm_row_tiles{256, 64, 2};      // rows of B, trsm_right_upper
+constexpr tiling trsm_col_tiles{2048, 256, 4};    // columns of B, trsm_left_*
+constexpr tiling laswp_col_tiles{512, 512, 1};    // columns, laswp
+constexpr std::int64_t tile_align = 8;            // piece widths: multiples of 8 (but the last)
 
-// A dimension of `len` cut into `count` pieces of `width` (the last one
-// shorter): count = ceil(len / target), widths as equal as the alignment
-// allows. A function of (len, target) only.
 struct split {
+  std::int64_t len = 0;
   std::int64_t count = 0;
-  std::int64_t width = 0;
-  std::int64_t begin(std::int64_t i) const { return i * width; }
+  std::int64_t units_each = 0;  // tile_align units per piece (the first `extra` get one more)
+  std::int64_t extra = 0;
+  std::int64_t begin(std::int64_t i) const {
+    return (i * units_each + std::min(i, extra)) * tile_align;
+  }
+  std::int64_t size(std::int64_t i) const { return std::min(len, begin(i + 1)) - begin(i); }
 };
 
-split make_split(std::int64_t len, std::int64_t target) {
-  if (len <= 0) return {0, 0};
-  std::int64_t count = (len + target - 1) / target;
-  std::int64_t width = (len + count - 1) / count;
-  width = (width + tile_align - 1) / tile_align * tile_align;
-  if (width > len) width = len;
-  count = (len + width - 1) / width;
-  return {count, width};
-}
-
-std::int64_t piece(const split& s, std::int64_t i, std::int64_t len) {
-  return std::min(s.width, len - s.begin(i));
+split make_split(std::int64_t len, const tiling& t) {
+  if (len <= 0) return {};
+  const std::int64_t units = (len + tile_align - 1) / tile_align;
+  std::int64_t count = (len + t.max_width - 1) / t.max_width;
+  count = (count + t.multiple - 1) / t.multiple * t.multiple;
+  count = std::min(count, len / t.min_width);
+  count = std::max<std::int64_t>(1, std::min(count, units));
+  return {len, count, units / count, units % count};
 }
 
 // ---- argument checks ----
@@ -193,8 +206,8 @@ class cpu_engine final : public dense_engine {
   std::string name() const override { return "cpu"; }
   int threads() const override { return threads_; }
 
-  // C := C - A B: the tiles are blocks of C (columns of gemm_cols, rows of
-  // gemm_rows), each one full-k dgemm; entry (i, j) of C gets the bits of
+  // C := C - A B: the tiles are blocks of C (gemm_col_tiles columns,
+  // gemm_row_tiles rows), each one full-k dgemm; entry (i, j) of C gets the bits of
   // the tile's dgemm, whose shape depends on (m, n, k) only.
   void gemm_sub(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
                 const double* b, std::int64_t ldb, double* c, std::int64_t ldc) override {
@@ -208,20 +221,20 @@ class cpu_engine final : public dense_engine {
     check_ptr(a, true, "a");
     check_ptr(b, true, "b");
     check_ptr(c, true, "c");
-    const split rs = make_split(m, n < 64 ? gemm_rows_narrow : gemm_rows);
-    const split cs = make_split(n, gemm_cols);
+    const split rs = make_split(m, n < gemm_narrow ? gemm_row_tiles_narrow : gemm_row_tiles);
+    const split cs = make_split(n, gemm_col_tiles);
     const int ik = i32(k), ila = i32(lda), ilb = i32(ldb), ilc = i32(ldc);
     for_tiles(threads_, rs.count * cs.count, [&](std::int64_t t) {
       const std::int64_t ti = t % rs.count, tj = t / rs.count;
       const std::int64_t i0 = rs.begin(ti), j0 = cs.begin(tj);
-      const int mm = i32(piece(rs, ti, m)), nn = i32(piece(cs, tj, n));
+      const int mm = i32(rs.size(ti)), nn = i32(cs.size(tj));
       const double minus_one = -1.0, one = 1.0;
       dgemm_("N", "N", &mm, &nn, &ik, &minus_one, a + i0, &ila, b + j0 * ldb, &ilb, &one,
              c + i0 + j0 * ldc, &ilc, 1, 1);
     });
   }
 
-  // B := B U^-1: rows of B are independent; tiles of trsm_rows rows.
+  // B := B U^-1: rows of B are independent; tiles of trsm_row_tiles rows.
   void trsm_right_upper(std::int64_t m, std::int64_t k, const double* u, std::int64_t ldu,
                         double* b, std::int64_t ldb) override {
     check_size(m, "m");
@@ -231,10 +244,10 @@ class cpu_engine final : public dense_engine {
     if (m == 0 || k == 0) return;
     check_ptr(u, true, "u");
     check_ptr(b, true, "b");
-    const split rs = make_split(m, trsm_rows);
+    const split rs = make_split(m, trsm_row_tiles);
     const int ik = i32(k), ilu = i32(ldu), ilb = i32(ldb);
     for_tiles(threads_, rs.count, [&](std::int64_t t) {
-      const int mm = i32(piece(rs, t, m));
+      const int mm = i32(rs.size(t));
       const double one = 1.0;
       dtrsm_("R", "U", "N", "N", &mm, &ik, &one, u, &ilu, b + rs.begin(t), &ilb, 1, 1, 1, 1);
     });
@@ -271,7 +284,7 @@ class cpu_engine final : public dense_engine {
     return info;
   }
 
-  // Row interchanges: columns are independent; tiles of laswp_cols columns.
+  // Row interchanges: columns are independent; tiles of laswp_col_tiles columns.
   void laswp(std::int64_t ncols, double* a, std::int64_t lda, std::int64_t k1, std::int64_t k2,
              const std::int64_t* ipiv) override {
     check_size(ncols, "ncols");
@@ -293,17 +306,17 @@ class cpu_engine final : public dense_engine {
       piv[static_cast<std::size_t>(i)] = static_cast<int>(ipiv[i] + 1);
     }
     check_ld(lda, rows, "lda");
-    const split cs = make_split(ncols, laswp_cols);
+    const split cs = make_split(ncols, laswp_col_tiles);
     const int ila = i32(lda), ik1 = i32(k1 + 1), ik2 = i32(k2), inc = 1;
     for_tiles(threads_, cs.count, [&](std::int64_t t) {
-      const int nn = i32(piece(cs, t, ncols));
+      const int nn = i32(cs.size(t));
       dlaswp_(&nn, a + cs.begin(t) * lda, &ila, &ik1, &ik2, piv.data(), &inc);
     });
   }
 
  private:
   // B := T^-1 B for a left triangular T (uplo 'L' + unit, or 'U' + non-unit):
-  // columns of B are independent; tiles of trsm_cols columns.
+  // columns of B are independent; tiles of trsm_col_tiles columns.
   void trsm_left(char uplo, char diag, std::int64_t k, std::int64_t n, const double* t,
                  std::int64_t ldt, double* b, std::int64_t ldb, const char* ldt_name,
                  const char* t_name) {
@@ -314,10 +327,10 @@ class cpu_engine final : public dense_engine {
     if (k == 0 || n == 0) return;
     check_ptr(t, true, t_name);
     check_ptr(b, true, "b");
-    const split cs = make_split(n, trsm_cols);
+    const split cs = make_split(n, trsm_col_tiles);
     const int ik = i32(k), ilt = i32(ldt), ilb = i32(ldb);
     for_tiles(threads_, cs.count, [&](std::int64_t j) {
-      const int nn = i32(piece(cs, j, n));
+      const int nn = i32(cs.size(j));
       const double one = 1.0;
       dtrsm_("L", &uplo, "N", &diag, &ik, &nn, &one, t, &ilt, b + cs.begin(j) * ldb, &ilb, 1, 1,
              1, 1);
