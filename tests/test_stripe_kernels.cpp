@@ -509,34 +509,39 @@ BOOST_AUTO_TEST_CASE(engine_calls_same_bits_any_threads_and_layout) {
 }
 
 // ============================================================ whole LU bits
-// The in-core local-pivot LU and factor_partial give the same bits (factors
-// and pivots) for threads 1..4 and for lda = n or n + 13.
+// The in-core local-pivot LU and factor_partial, and the stripe solves, give
+// the same bits (factors, pivots, solutions) for threads 1..4 and for
+// lda = n or n + 13 (ldy = n or n + 5).
 BOOST_AUTO_TEST_CASE(in_core_lu_same_bits_any_threads_and_lda) {
-  const i64 n = 600, S = 136, Sp = 48;  // S does not divide n, S' does not divide S
-  const vec A = random_matrix(n, n, n, 42);
+  const i64 n = 600, S = 136, Sp = 48, nrhs = 2;  // S does not divide n, S' does not divide S
+  const vec A = random_matrix(n, n, n, 42), B = random_matrix(n, nrhs, n, 43);
   for (bool local : {true, false}) {
-    vec ref;
+    vec ref, ref_x;
     std::vector<i64> ref_piv;
     for (int t = 1; t <= 4; ++t)
       for (i64 pad : {0, 13}) {
         auto e = st::make_cpu_engine(t);
-        const i64 lda = n + pad;
+        const i64 lda = n + pad, ldy = n + (pad > 0 ? 5 : 0);
         vec a = relayout(A.data(), n, n, n, lda, 0);
         std::vector<i64> piv(static_cast<std::size_t>(n), -1);
         if (local)
           lu_local(*e, n, a.data(), lda, S, Sp, 0.0, piv.data());
         else
           st::factor_partial(*e, n, a.data(), lda, S, 0.0, piv.data());
-        vec f = compact(a.data(), lda, n, n);
+        vec y = relayout(B.data(), n, n, nrhs, ldy, 0);
+        solve(*e, n, a.data(), lda, S, piv.data(), local, nrhs, y.data(), ldy);
+        vec f = compact(a.data(), lda, n, n), x = compact(y.data(), ldy, n, nrhs);
         if (ref.empty()) {
           ref = f;
           ref_piv = piv;
+          ref_x = x;
           continue;
         }
         std::ostringstream what;
         what << (local ? "local" : "partial") << " threads=" << t << " pad=" << pad;
         CHECK_SAME_BITS(f, ref, what.str());
         BOOST_TEST(piv == ref_piv, what.str() << ": pivots differ");
+        CHECK_SAME_BITS(x, ref_x, what.str() + " solution");
       }
   }
 }
@@ -690,6 +695,19 @@ BOOST_AUTO_TEST_CASE(partial_lu_solve_and_pivots_match_lapack) {
   }
 }
 
+// More sizes, seeds and realistic (S, S'), both pivotings (long).
+BOOST_AUTO_TEST_CASE(lu_solve_sweep, *utf::label("long")) {
+  std::uint64_t seed = 3000;
+  for (i64 n : {999, 1000, 2001})
+    for (int rep = 0; rep < 2; ++rep) {
+      check_solutions(true, n, 256, 64, seed += 2);
+      check_solutions(true, n, 300, 128, seed += 2);
+      check_solutions(true, n, 512, 128, seed += 2);
+      check_solutions(false, n, 256, 0, seed += 2);
+      check_solutions(false, n, 100, 0, seed += 2);
+    }
+}
+
 // A zero leading entry of every substripe's diagonal block: the LU must pivot
 // inside the substripe (and does: a_00 = 0 would otherwise divide by zero).
 BOOST_AUTO_TEST_CASE(local_lu_pivots_inside_substripe) {
@@ -709,6 +727,40 @@ BOOST_AUTO_TEST_CASE(local_lu_pivots_inside_substripe) {
   for (i64 i = 0; i < n; ++i) {
     const i64 within = i % S, sub = within / Sp;
     BOOST_TEST((piv[i] >= within && piv[i] < std::min((sub + 1) * Sp, std::min(S, n - i / S * S))));
+  }
+}
+
+// Edge shapes: S = 1 (one-row stripes: no pivoting at all), S' = 1, S' >= S,
+// S >= n, on diagonally dominant matrices (no pivoting needed, growth <= 2),
+// against dgesv_ as above.
+BOOST_AUTO_TEST_CASE(local_lu_edge_stripe_shapes) {
+  auto e = st::make_cpu_engine(2);
+  std::uint64_t seed = 5000;
+  for (i64 n : {1, 5, 33}) {
+    vec A = random_matrix(n, n, n, ++seed);
+    for (i64 i = 0; i < n; ++i) A[i + i * n] = (i % 2 ? -1.0 : 1.0) * static_cast<double>(n);
+    const vec b = random_matrix(n, 1, n, ++seed);
+    const lapack_solution ref = dgesv(n, A, b, 1);
+    struct shape {
+      i64 S, Sp;
+    };
+    for (const auto& sh : {shape{1, 1}, shape{1, 4}, shape{5, 1}, shape{5, 3}, shape{5, 5},
+                           shape{5, 9}, shape{n, 2}, shape{n + 3, n + 3}, shape{n + 3, 7}}) {
+      vec lu = A, x = b;
+      std::vector<i64> piv(static_cast<std::size_t>(n));
+      lu_local(*e, n, lu.data(), n, sh.S, sh.Sp, 0.0, piv.data());
+      solve(*e, n, lu.data(), n, sh.S, piv.data(), true, 1, x.data(), n);
+      BOOST_TEST(rel_diff_inf(x.data(), ref.x.data(), n) <=
+                     1e3 * static_cast<double>(n) * ref.cond1 * u,
+                 "n=" << n << " S=" << sh.S << " S'=" << sh.Sp);
+      BOOST_TEST(scaled_residual(n, A, x.data(), b.data()) < 16.0,
+                 "n=" << n << " S=" << sh.S << " S'=" << sh.Sp);
+      vec lp = A, xp = b;
+      st::factor_partial(*e, n, lp.data(), n, sh.S, 0.0, piv.data());
+      solve(*e, n, lp.data(), n, sh.S, piv.data(), false, 1, xp.data(), n);
+      BOOST_TEST(scaled_residual(n, A, xp.data(), b.data()) < 16.0,
+                 "partial n=" << n << " S=" << sh.S);
+    }
   }
 }
 
