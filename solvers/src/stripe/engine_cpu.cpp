@@ -9,7 +9,9 @@
 // (and the schedule) changes which thread computes a tile, never how, so the
 // bits of a call depend only on its sizes and values (and on the BLAS library
 // and CPU). Leading dimensions do not enter the arithmetic either: the BLAS
-// packs its operands before computing (tests check both properties).
+// packs its operands before computing (tests check both properties). (With
+// OpenBLAS even the m/n partition of a gemm or trsm leaves the bits alone -
+// only a split of k would change them - but nothing here relies on that.)
 //
 // Assumptions, stated once:
 //  - The BLAS/LAPACK use the gfortran calling convention with 32-bit INTEGER
@@ -206,9 +208,10 @@ class cpu_engine final : public dense_engine {
   std::string name() const override { return "cpu"; }
   int threads() const override { return threads_; }
 
-  // C := C - A B: the tiles are blocks of C (gemm_col_tiles columns,
-  // gemm_row_tiles rows), each one full-k dgemm; entry (i, j) of C gets the bits of
-  // the tile's dgemm, whose shape depends on (m, n, k) only.
+  // Reproducible C := C - A B (each entry a k-term dot product as the BLAS
+  // computes it): the tiles are blocks of C (gemm_col_tiles columns,
+  // gemm_row_tiles rows), each one full-k dgemm, so entry (i, j) gets the bits
+  // of its tile's dgemm, whose shape depends on (m, n, k) only.
   void gemm_sub(std::int64_t m, std::int64_t n, std::int64_t k, const double* a, std::int64_t lda,
                 const double* b, std::int64_t ldb, double* c, std::int64_t ldc) override {
     check_size(m, "m");
@@ -234,7 +237,8 @@ class cpu_engine final : public dense_engine {
     });
   }
 
-  // B := B U^-1: rows of B are independent; tiles of trsm_row_tiles rows.
+  // Reproducible B := B U^-1 (the BLAS's dtrsm per tile): rows of B are
+  // independent; tiles of trsm_row_tiles rows.
   void trsm_right_upper(std::int64_t m, std::int64_t k, const double* u, std::int64_t ldu,
                         double* b, std::int64_t ldb) override {
     check_size(m, "m");
@@ -253,18 +257,21 @@ class cpu_engine final : public dense_engine {
     });
   }
 
+  // Reproducible B := L^-1 B (unit diagonal): see trsm_left.
   void trsm_left_lower_unit(std::int64_t k, std::int64_t n, const double* l, std::int64_t ldl,
                             double* b, std::int64_t ldb) override {
     trsm_left('L', 'U', k, n, l, ldl, b, ldb, "ldl", "l");
   }
 
+  // Reproducible B := U^-1 B: see trsm_left.
   void trsm_left_upper(std::int64_t k, std::int64_t n, const double* u, std::int64_t ldu,
                        double* b, std::int64_t ldb) override {
     trsm_left('U', 'N', k, n, u, ldu, b, ldb, "ldu", "u");
   }
 
-  // One dgetrf call (its pivot search runs down whole columns, so it cannot
-  // be tiled without changing the algorithm); single-threaded BLAS inside.
+  // Reproducible LU with partial pivoting (LAPACK dgetrf, backward stable):
+  // one call, since its pivot search runs down whole columns and cannot be
+  // tiled without changing the algorithm; single-threaded BLAS inside.
   std::int64_t getrf(std::int64_t m, std::int64_t n, double* a, std::int64_t lda,
                      std::int64_t* ipiv) override {
     check_size(m, "m");
@@ -284,7 +291,8 @@ class cpu_engine final : public dense_engine {
     return info;
   }
 
-  // Row interchanges: columns are independent; tiles of laswp_col_tiles columns.
+  // Exact row interchanges (data movement only, as dlaswp): columns are
+  // independent; tiles of laswp_col_tiles columns.
   void laswp(std::int64_t ncols, double* a, std::int64_t lda, std::int64_t k1, std::int64_t k2,
              const std::int64_t* ipiv) override {
     check_size(ncols, "ncols");
@@ -315,8 +323,9 @@ class cpu_engine final : public dense_engine {
   }
 
  private:
-  // B := T^-1 B for a left triangular T (uplo 'L' + unit, or 'U' + non-unit):
-  // columns of B are independent; tiles of trsm_col_tiles columns.
+  // Reproducible B := T^-1 B for a left triangular T (uplo 'L' + unit, or
+  // 'U' + non-unit; the BLAS's dtrsm per tile): columns of B are independent;
+  // tiles of trsm_col_tiles columns.
   void trsm_left(char uplo, char diag, std::int64_t k, std::int64_t n, const double* t,
                  std::int64_t ldt, double* b, std::int64_t ldb, const char* ldt_name,
                  const char* t_name) {
