@@ -104,7 +104,7 @@ struct stripe_lu_progress {
 };
 
 struct stripe_lu_options {
-  std::int64_t stripe = 0;         // S rows per stripe; 0: chosen from n and the cache
+  std::int64_t stripe = 0;         // S rows per stripe; 0: 1024, or less so that the cache holds 8
   std::int64_t substripe = 0;      // S' rows; 0: min(S, 128)
   std::int64_t meta = 0;           // stripes per meta-stripe (meta_zigzag); 0: chosen
   stripe_order order = stripe_order::zigzag;
