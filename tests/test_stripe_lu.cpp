@@ -577,3 +577,41 @@ BOOST_AUTO_TEST_CASE(ill_conditioned_refinement) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// Longer: a bigger system, more configurations and more failure points.
+BOOST_AUTO_TEST_CASE(long_sweep_bits_and_resume, *boost::unit_test::label("long")) {
+  temp_dir d("long");
+  const i64 n = 611, S = 50, Sp = 16;
+  exala::generate_dense_system({d.str()}, n, 3, 99, 64, 0.0);
+  std::vector<double> a, b;
+  i64 nn = 0, nrhs = 0;
+  read_system(d.str(), a, b, nn, nrhs);
+  exala::stripe_lu ref(n, a.data(), n, opts(S, Sp));
+  std::vector<double> xref(b.size());
+  ref.solve_refined(nrhs, b.data(), n, xref.data(), n, 10);
+  const std::uint64_t sb = std::uint64_t(S) * n * 8;
+  for (auto order : {exala::stripe_order::basic, exala::stripe_order::zigzag,
+                     exala::stripe_order::meta_zigzag})
+    for (std::uint64_t cache : {3 * sb, 6 * sb, 11 * sb}) {
+      auto o = opts(S, Sp);
+      o.order = order;
+      o.meta = order == exala::stripe_order::meta_zigzag ? i64(cache / sb - 2) : 0;
+      o.cache_bytes = cache;
+      o.resume = false;
+      BOOST_TEST(same_bits(solve_workdir(d.str(), o, nullptr, nullptr, 10), xref),
+                 exala::to_string(order) << " cache " << cache);
+      o.resume = true;
+      for (std::int64_t budget : {1000000, 3000000, 7000000}) {
+        st::inject_write_fault(budget);
+        try {
+          auto o0 = o;
+          o0.resume = false;
+          solve_workdir(d.str(), o0, nullptr, nullptr, 10);
+        } catch (const exala::storage_error&) {
+        }
+        st::inject_write_fault(-1);
+        BOOST_TEST(same_bits(solve_workdir(d.str(), o, nullptr, nullptr, 10), xref),
+                   exala::to_string(order) << " cache " << cache << " fault " << budget);
+      }
+    }
+}

@@ -138,6 +138,7 @@ struct stripe_lu_report {
   std::int64_t cache_misses = 0;     // stripe loads from disk (on demand or prefetched)
   std::uint64_t peak_cache_bytes = 0;
   double min_pivot_ratio = 0;        // min |u_jj| / max|a_ij|
+  double io_wait_seconds = 0;        // compute thread waiting for stripes or lu_ writes
 };
 
 struct refine_report {

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <limits>
 #include <optional>
 
@@ -286,7 +287,9 @@ void stripe_lu::impl::factor_out_of_core() {
   std::vector<std::atomic<i64>> disk_k(static_cast<std::size_t>(N));
   for (i64 I = groups_done * m; I < N; ++I) {
     if (auto h = sto.read_active_header(I)) {
-      if (h->groups_applied < 0 || h->groups_applied > std::min(groups_done, I / m) ||
+      // groups_done + 1: the sweep of a group runs while its lu_ files are
+      // written, so a stripe may hold one group more than the journal.
+      if (h->groups_applied < 0 || h->groups_applied > std::min(groups_done + 1, I / m) ||
           h->col0 != col_of_group(h->groups_applied))
         throw storage_error(I, "", "act_ file of the partial run is inconsistent with its journal "
                                    "(groups applied " + std::to_string(h->groups_applied) + ")");
@@ -360,27 +363,34 @@ void stripe_lu::impl::factor_out_of_core() {
   const i64 read0 = sto.counters().bytes_read, written0 = sto.counters().bytes_written;
   pm.report(groups_done, nullptr, true);
 
-  std::vector<double> row_buf;  // one full factored stripe while its lu_ file is written
   std::vector<i64> piv(static_cast<std::size_t>(S));
   auto view = [&](st::cache_buffer& b) { return st::block{b.data.get(), b.rows, b.col0, n, b.rows}; };
+  auto timed_acquire = [&](i64 key) -> st::cache_buffer& {
+    const auto ta = clock_type::now();
+    st::cache_buffer& b = cache.acquire(key);
+    rep.io_wait_seconds += seconds_since(ta);
+    return b;
+  };
 
   for (i64 g = g_start; g < G; ++g) {
     const i64 first = g * m, last = std::min(N, (g + 1) * m);
     std::vector<i64> keys;
     std::vector<st::cache_buffer*> piv_bufs;
+    std::vector<std::vector<i64>> group_piv;
+    std::future<void> lu_writer;  // declared last of the group's state: waited for first
     if (g < groups_done) {
       // Catching up after a resume: the group's factors come from lu_ files.
       for (i64 J = first; J < last; ++J) keys.push_back(-(J + 1));
       cache.plan(keys);
       for (i64 key : keys) {
-        piv_bufs.push_back(&cache.acquire(key));
+        piv_bufs.push_back(&timed_acquire(key));
         cache.pin(key);
       }
     } else {
       for (i64 J = first; J < last; ++J) keys.push_back(J);
       cache.plan(keys);
       for (i64 J = first; J < last; ++J) {
-        st::cache_buffer& b = cache.acquire(J);
+        st::cache_buffer& b = timed_acquire(J);
         cache.pin(J);
         if (b.version != g)
           throw storage_error(J, "", "stripe holds " + std::to_string(b.version) +
@@ -395,29 +405,33 @@ void stripe_lu::impl::factor_out_of_core() {
         st::factor_stripe_local(*eng, tb, J * S, Sp, thr, piv.data());
         note_pivots(tb, J * S);
         pm.done += factor_flops(n, J * S, b.rows);
-        // lu_ file: the L columns on disk [0, c_k) (row-swapped now) + the buffer.
-        const i64 r = b.rows, kd = disk_k[std::size_t(J)];
-        row_buf.assign(std::size_t(r * n), 0.0);
-        for (i64 q = 0; q < kd; ++q) {
-          const i64 c0 = col_of_group(q), c1 = col_of_group(q + 1);
-          if (c1 > b.col0) break;  // the buffer holds these columns too
-          sto.read_lsegment(J, r, c0, c1, row_buf.data() + c0 * r, r);
-        }
-        if (b.col0 > 0) eng->laswp(b.col0, row_buf.data(), r, 0, r, piv.data());
-        std::memcpy(row_buf.data() + b.col0 * r, b.data.get(), std::size_t(r * b.ncols) * 8u);
-        sto.write_lu(J, r, row_buf.data(), r, piv.data());
+        group_piv.emplace_back(piv.begin(), piv.begin() + b.rows);
         b.version = g + 1;
-        b.disk_version = g + 1;  // never written back as act_ again: it is an lu_ file now
+        b.disk_version = g + 1;  // never written back as act_ again: it becomes an lu_ file
         piv_bufs.push_back(&b);
       }
-      row_buf.clear();
-      row_buf.shrink_to_fit();
-      want.groups_done = g + 1;
-      sto.write_progress(want);
-      for (i64 J = first; J < last; ++J) {
-        sto.remove_active(J);
-        sto.remove_lsegments(J);
-      }
+      // The group's lu_ files are written behind the sweep (which only reads
+      // the pinned pivot buffers): each is the L columns on disk [0, c_k),
+      // row-swapped now, then the buffer's columns. One stripe at a time.
+      lu_writer = std::async(std::launch::async, [&, first, last] {
+        std::vector<double> row(std::size_t(S * n));
+        for (i64 J = first; J < last; ++J) {
+          const st::cache_buffer& b = *piv_bufs[std::size_t(J - first)];
+          const std::vector<i64>& pv = group_piv[std::size_t(J - first)];
+          const i64 r = b.rows, kd = disk_k[std::size_t(J)];
+          for (i64 q = 0; q < kd; ++q) {
+            const i64 c0 = col_of_group(q), c1 = col_of_group(q + 1);
+            if (c1 > b.col0) break;  // the buffer holds these columns too
+            sto.read_lsegment(J, r, c0, c1, row.data() + c0 * r, r);
+          }
+          for (i64 c = 0; c < b.col0; ++c)
+            for (i64 i = 0; i < r; ++i)
+              if (pv[std::size_t(i)] != i)
+                std::swap(row[std::size_t(c * r + i)], row[std::size_t(c * r + pv[std::size_t(i)])]);
+          std::memcpy(row.data() + b.col0 * r, b.data.get(), std::size_t(r * b.ncols) * 8u);
+          sto.write_lu(J, r, row.data(), r, pv.data());
+        }
+      });
     }
 
     // Sweep: eliminate the group from every later stripe still behind.
@@ -427,7 +441,7 @@ void stripe_lu::impl::factor_out_of_core() {
     if (opt.order != stripe_order::basic && (g % 2) == 1) std::reverse(targets.begin(), targets.end());
     cache.plan(targets);
     for (i64 I : targets) {
-      st::cache_buffer& b = cache.acquire(I);
+      st::cache_buffer& b = timed_acquire(I);
       if (b.version != g) {
         cache.release(I);
         throw storage_error(I, "", "cached stripe holds " + std::to_string(b.version) +
@@ -443,6 +457,19 @@ void stripe_lu::impl::factor_out_of_core() {
       cache.release(I);
       const auto cs = cache.stats();
       pm.report(g, &cs, false);
+    }
+    if (lu_writer.valid()) {
+      // The journal says "group g done" only once its lu_ files are complete;
+      // a kill before that re-factors the group (same bits) on resume.
+      const auto tw = clock_type::now();
+      lu_writer.get();
+      rep.io_wait_seconds += seconds_since(tw);
+      want.groups_done = g + 1;
+      sto.write_progress(want);
+      for (i64 J = first; J < last; ++J) {
+        sto.remove_active(J);
+        sto.remove_lsegments(J);
+      }
     }
     for (std::size_t q = 0; q < keys.size(); ++q) {
       cache.release(keys[q]);
