@@ -17,7 +17,7 @@
 // Both print one CSV line:
 //   mode,n,stripe,substripe,meta,order,pivot,cache_mib,threads,seconds,gflops,
 //   baseline_n,baseline_seconds,baseline_gflops,ratio,read_gb,written_gb,
-//   hits,misses,peak_cache_mib,peak_rss_mib
+//   hits,misses,peak_cache_mib,peak_rss_mib,io_wait_seconds
 // ratio = our GFLOP/s / the baseline's (higher is better); GFLOP/s counts
 // 2/3 n^3 flops.
 #include <sys/resource.h>
@@ -170,12 +170,13 @@ void print(const args& a, const exala::stripe_lu_report& r, double secs, i64 nb,
       "mode,n,stripe,substripe,meta,order,pivot,cache_mib,threads,seconds,gflops,baseline_n,"
       "baseline_seconds,baseline_gflops,ratio,read_gb,written_gb,hits,misses,peak_cache_mib,"
       "peak_rss_mib\n");
-  std::printf("%s,%lld,%lld,%lld,%lld,%s,%s,%.0f,%d,%.3f,%.2f,%lld,%.3f,%.2f,%.3f,%.2f,%.2f,%lld,%lld,%.0f,%.0f\n",
+  std::printf("%s,%lld,%lld,%lld,%lld,%s,%s,%.0f,%d,%.3f,%.2f,%lld,%.3f,%.2f,%.3f,%.2f,%.2f,%lld,%lld,%.0f,%.0f,%.2f\n",
               a.mode.c_str(), (long long)a.n, (long long)r.stripe, (long long)r.substripe,
               (long long)r.meta, r.order.c_str(), r.pivot.c_str(), double(a.cache) / 1048576.0,
               a.threads, secs, g, (long long)nb, bsecs, bg, bg > 0 ? g / bg : 0.0,
               double(r.bytes_read) * 1e-9, double(r.bytes_written) * 1e-9, (long long)r.cache_hits,
-              (long long)r.cache_misses, double(r.peak_cache_bytes) / 1048576.0, rss);
+              (long long)r.cache_misses, double(r.peak_cache_bytes) / 1048576.0, rss,
+              r.io_wait_seconds);
   std::fflush(stdout);
 }
 

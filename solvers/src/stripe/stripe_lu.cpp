@@ -144,6 +144,7 @@ struct stripe_lu::impl {
   stripe_lu_options opt;
   stripe_lu_report rep;
   i64 n = 0, S = 0, Sp = 0, m = 1, N = 0, G = 0;
+  i64 file_stripe = 0;  // rows per orig_ file (out of core)
   double norm_inf = 0, max_abs = 0;
   // In core: the original matrix and the factors (n x n, ld n).
   bool in_core = false;
@@ -179,6 +180,9 @@ void stripe_lu::impl::choose_sizes(bool out_of_core) {
       const double per_row = 8.0 * double(n);
       S = std::clamp<i64>(i64(double(opt.cache_bytes) / 8.0 / per_row), 16, default_stripe);
     }
+    // A multiple of the stored stripe height reads whole orig_ files (one
+    // read per column range, no staging copy).
+    if (out_of_core && file_stripe > 0 && S >= file_stripe) S = S / file_stripe * file_stripe;
   }
   S = std::max<i64>(1, std::min(S, std::max<i64>(n, 1)));
   Sp = opt.substripe == 0 ? std::min(S, default_substripe) : opt.substripe;
@@ -414,7 +418,9 @@ void stripe_lu::impl::factor_out_of_core() {
       // the pinned pivot buffers): each is the L columns on disk [0, c_k),
       // row-swapped now, then the buffer's columns. One stripe at a time.
       lu_writer = std::async(std::launch::async, [&, first, last] {
-        std::vector<double> row(std::size_t(S * n));
+        std::vector<double> row;
+        for (i64 J = first; J < last; ++J)
+          if (piv_bufs[std::size_t(J - first)]->col0 > 0) row.resize(std::size_t(S * n));
         for (i64 J = first; J < last; ++J) {
           const st::cache_buffer& b = *piv_bufs[std::size_t(J - first)];
           const std::vector<i64>& pv = group_piv[std::size_t(J - first)];
@@ -428,6 +434,10 @@ void stripe_lu::impl::factor_out_of_core() {
             for (i64 i = 0; i < r; ++i)
               if (pv[std::size_t(i)] != i)
                 std::swap(row[std::size_t(c * r + i)], row[std::size_t(c * r + pv[std::size_t(i)])]);
+          if (b.col0 == 0) {  // the whole stripe is in the buffer: no copy
+            sto.write_lu(J, r, b.data.get(), r, pv.data());
+            continue;
+          }
           std::memcpy(row.data() + b.col0 * r, b.data.get(), std::size_t(r * b.ncols) * 8u);
           sto.write_lu(J, r, row.data(), r, pv.data());
         }
@@ -705,6 +715,7 @@ stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_o
   s.store->set_policy(opt.sync, opt.drop_page_cache);
   const st::manifest& man = s.store->info();
   s.n = man.n;
+  s.file_stripe = man.stripe;
   s.max_abs = man.max_abs;
   s.norm_inf = man.norm_inf;
   const std::uint64_t matrix_bytes = std::uint64_t(s.n) * std::uint64_t(s.n) * 8u;
