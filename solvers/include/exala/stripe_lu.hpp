@@ -24,8 +24,12 @@
 //   ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) stops decreasing or
 //   reaches u, a correction no longer changes x, or after max_refine steps.
 //   The report gives the backward error before and after and the steps.
-// - Safe: a killed run resumes from its last finished pivot group with the
-//   same bits; I/O failures, full disks, truncated or corrupted files throw
+// - Safe: a killed run (kill -9 at any moment) resumes with the same bits:
+//   finished pivot groups are never recomputed, and the other stripes restart
+//   from their last write-back (eviction, or the checkpoint every
+//   checkpoint_interval_s), so a kill loses at most that much sweep work and
+//   the current group. The solve/refine passes are not checkpointed.
+//   I/O failures, full disks, truncated or corrupted files throw
 //   exala::storage_error naming the stripe and the file, and keep the
 //   previous state; a zero or numerically singular pivot throws
 //   exala::singular_pivot naming the column.
