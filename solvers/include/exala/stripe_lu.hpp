@@ -210,6 +210,27 @@ class stripe_system_writer {
   std::unique_ptr<impl> p_;
 };
 
+// Reads a stored system back (any rows, any order; checksums verified):
+// for exports, checks and in-core comparisons.
+class stripe_system_reader {
+ public:
+  explicit stripe_system_reader(const std::vector<std::string>& workdirs);
+  ~stripe_system_reader();
+  std::int64_t n() const noexcept;
+  std::int64_t nrhs() const noexcept;
+  std::int64_t stripe() const noexcept;   // rows per stored stripe file
+  double norm_inf() const noexcept;       // ||A||_inf as stored (rounded upward)
+  const std::string& source() const noexcept;
+  // Rows [row0, row0 + rows) of A, all n columns, column-major into dst (ld >= rows).
+  void read_rows(std::int64_t row0, std::int64_t rows, double* dst, std::int64_t ld) const;
+  void read_rhs(double* b, std::int64_t ldb) const;     // n x nrhs
+  bool read_xtrue(double* x, std::int64_t ldx) const;   // false: none stored
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
 // A random test system written straight to stripes. cond == 0: entries
 // uniform in [-0.5, 0.5] (the seed's matrices); cond >= 1: A = (I - 2uu^T)
 // diag(sigma) (I - 2vv^T) with sigma geometric from 1 to 1/cond and random
