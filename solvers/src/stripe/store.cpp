@@ -542,6 +542,8 @@ struct store::impl {
   template <class Sink>
   void read_range(reader& r, i64 b0, i64 b1, char* direct, Sink&& sink) const;
   void finish_read(reader& r) const;
+  // The whole verified payload of a small record file (manifest, progress).
+  std::vector<char> read_record(reader& r, const fs::path& p, kind k) const;
   // rows x ncols column-major payload block at payload offset 0: columns
   // [c0, c1) and rows [r0, r1) into dst (ld).
   void read_block(reader& r, i64 rows, i64 c0, i64 c1, i64 r0, i64 r1, double* dst, i64 ld) const;
@@ -829,6 +831,14 @@ void store::impl::finish_read(reader& r) const {
   io.files_read.fetch_add(1, std::memory_order_relaxed);
 }
 
+std::vector<char> store::impl::read_record(reader& r, const fs::path& p, kind k) const {
+  open_reader(r, p, -1, k, -1);
+  std::vector<char> bytes(static_cast<std::size_t>(r.h.payload_bytes));
+  read_range(r, 0, static_cast<i64>(bytes.size()), bytes.data(), [](i64, const char*, i64) {});
+  finish_read(r);
+  return bytes;
+}
+
 void store::impl::read_block(reader& r, i64 rows, i64 c0, i64 c1, i64 r0, i64 r1, double* dst,
                              i64 ld) const {
   if (c1 <= c0 || r1 <= r0) return;
@@ -1064,10 +1074,7 @@ store store::open(const std::vector<std::string>& dirs) {
            "missing: no complete system in this work directory (no manifest; an interrupted "
            "generate/import leaves none)");
   }
-  s.open_reader(r, man, -1, kind::manifest, -1);
-  std::vector<char> bytes(static_cast<std::size_t>(r.h.payload_bytes));
-  s.read_range(r, 0, static_cast<i64>(bytes.size()), bytes.data(), [](i64, const char*, i64) {});
-  s.finish_read(r);
+  const std::vector<char> bytes = s.read_record(r, man, kind::manifest);
   record_reader rr{bytes, 0, -1, r.path};
   manifest m;
   m.n = static_cast<i64>(rr.word());
@@ -1246,10 +1253,7 @@ std::optional<progress_record> store::read_progress() const {
   const fs::path p = s.main_dir() / "progress";
   if (!file_exists(p, -1)) return std::nullopt;
   reader r;
-  s.open_reader(r, p, -1, kind::progress, -1);
-  std::vector<char> bytes(static_cast<std::size_t>(r.h.payload_bytes));
-  s.read_range(r, 0, static_cast<i64>(bytes.size()), bytes.data(), [](i64, const char*, i64) {});
-  s.finish_read(r);
+  const std::vector<char> bytes = s.read_record(r, p, kind::progress);
   record_reader rr{bytes, 0, -1, r.path};
   progress_record pr;
   pr.stripe = static_cast<i64>(rr.word());

@@ -167,6 +167,19 @@ struct stripe_lu::impl {
                         const double* r) const;
   refine_report refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx, int max_refine) const;
   void note_pivots(const st::block& b, i64 r0);
+  // A cache of whole read-only stripes (rows(I) x n, ld rows(I)) filled by
+  // `fill`: the streams of the solve phase (lu_) and of the residual (orig_).
+  std::unique_ptr<st::stripe_cache> whole_stripes(std::function<void(i64, double*)> fill) const {
+    st::cache_callbacks cb;
+    cb.size = [this](i64 I) { return std::uint64_t(rows(I)) * std::uint64_t(n) * 8u; };
+    cb.load = [this, fill](i64 I, st::cache_buffer& b) {
+      b.rows = rows(I), b.col0 = 0, b.ncols = n;
+      b.data.reset(new double[std::size_t(b.rows * n)]);
+      fill(I, b.data.get());
+    };
+    cb.flush = [](i64, const st::cache_buffer&) {};
+    return std::make_unique<st::stripe_cache>(cb, opt.cache_bytes, opt.io_threads);
+  }
 };
 
 void stripe_lu::impl::choose_sizes(bool out_of_core) {
@@ -539,15 +552,10 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
   // (the stripes cached at the end of the forward pass start the backward one).
   st::store& sto = const_cast<st::store&>(*store);
   std::vector<i64> piv(static_cast<std::size_t>(n));
-  st::cache_callbacks cb;
-  cb.size = [&](i64 J) { return std::uint64_t(rows(J)) * std::uint64_t(n) * 8u; };
-  cb.load = [&](i64 J, st::cache_buffer& b) {
-    b.rows = rows(J), b.col0 = 0, b.ncols = n;
-    b.data.reset(new double[std::size_t(b.rows * n)]);
-    sto.read_lu(J, b.rows, 0, n, b.data.get(), b.rows, piv.data() + J * S);
-  };
-  cb.flush = [](i64, const st::cache_buffer&) {};
-  st::stripe_cache cache(cb, opt.cache_bytes, opt.io_threads);
+  auto cache_ptr = whole_stripes([&](i64 J, double* dst) {
+    sto.read_lu(J, rows(J), 0, n, dst, rows(J), piv.data() + J * S);
+  });
+  st::stripe_cache& cache = *cache_ptr;
   std::vector<i64> order;
   for (i64 J = 0; J < N; ++J) order.push_back(J);
   for (i64 J = N - 1; J >= 0; --J) order.push_back(J);
@@ -582,15 +590,9 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
     return;
   }
   st::store& sto = const_cast<st::store&>(*store);
-  st::cache_callbacks cb;
-  cb.size = [&](i64 I) { return std::uint64_t(rows(I)) * std::uint64_t(n) * 8u; };
-  cb.load = [&](i64 I, st::cache_buffer& bb) {
-    bb.rows = rows(I), bb.col0 = 0, bb.ncols = n;
-    bb.data.reset(new double[std::size_t(bb.rows * n)]);
-    sto.read_original(I * S, bb.rows, 0, n, bb.data.get(), bb.rows);
-  };
-  cb.flush = [](i64, const st::cache_buffer&) {};
-  st::stripe_cache cache(cb, opt.cache_bytes, opt.io_threads);
+  auto cache_ptr = whole_stripes(
+      [&](i64 I, double* dst) { sto.read_original(I * S, rows(I), 0, n, dst, rows(I)); });
+  st::stripe_cache& cache = *cache_ptr;
   std::vector<i64> order;
   for (i64 I = 0; I < N; ++I) order.push_back(I);
   cache.plan(order);
