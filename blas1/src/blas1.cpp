@@ -1,10 +1,12 @@
-// blas1 front end: argument checks, strides, and the three backends.
+// blas1 front end: argument checks, strides, and the backends (reference,
+// simd, omp here; opencl through the hook table that exala::gpu registers).
 //
 // Every backend adds the same exact terms into a superaccumulator and rounds
 // once, so results agree bit for bit by construction; the backends differ
 // only in how fast the exact sum is formed.
 #include "exala/blas1.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <omp.h>
 #endif
 
+#include "exala/detail/opencl_hooks.hpp"
 #include "exala/error.hpp"
 #include "kernels.hpp"
 
@@ -124,8 +127,19 @@ void simd_whole(superaccumulator& out, op o, const vec& x, const vec& y) {
   out.merge(loc);
 }
 
+// The OpenCL hook table; throws when exala::gpu did not register it.
+const detail::opencl_blas1_hooks* registered_opencl_hooks() {
+  const detail::opencl_blas1_hooks* h = detail::get_opencl_blas1_hooks();
+  if (h == nullptr)
+    throw error("exala: backend 'opencl' is compiled in but not registered in this program: "
+                "link exala::gpu and include <exala/opencl.hpp> (or call "
+                "exala::opencl::register_backend())");
+  return h;
+}
+
 void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const exec& ex) {
   require_compiled(ex.backend);
+  if (ex.backend == backend::opencl) registered_opencl_hooks();  // also for n == 0
   if (x.n == 0) return;
   switch (ex.backend) {
     case backend::reference:
@@ -134,6 +148,14 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
     case backend::simd:
       simd_whole(out, o, x, y);
       return;
+    case backend::opencl: {
+      // The device adds the same exact terms, with complete term flags.
+      const detail::opencl_blas1_hooks* h = registered_opencl_hooks();
+      if (o == op::sum) h->sum_into(out, x.n, x.base, x.inc);
+      else if (o == op::asum) h->asum_into(out, x.n, x.base, x.inc);
+      else h->dot_into(out, x.n, x.base, x.inc, y.base, y.inc);
+      return;
+    }
     case backend::omp: {
 #ifdef EXALA_HAVE_OPENMP
       // Each thread gets at least min_per_thread elements: below that a
@@ -162,7 +184,17 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
   throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
 }
 
+std::atomic<const detail::opencl_blas1_hooks*> opencl_hooks{nullptr};
+
 }  // namespace
+
+void detail::set_opencl_blas1_hooks(const opencl_blas1_hooks* hooks) noexcept {
+  opencl_hooks.store(hooks, std::memory_order_release);
+}
+
+const detail::opencl_blas1_hooks* detail::get_opencl_blas1_hooks() noexcept {
+  return opencl_hooks.load(std::memory_order_acquire);
+}
 
 void detail::dot_contiguous(superaccumulator& acc, const double* x, const double* y, std::size_t n) {
   if (n != 0) detail::active_kernels().dot(acc, x, y, n);

@@ -44,6 +44,12 @@ bool is_compiled_in(backend b) noexcept {
 #else
       return false;
 #endif
+    case backend::opencl:
+#ifdef EXALA_HAVE_OPENCL
+      return true;
+#else
+      return false;
+#endif
   }
   return false;
 }

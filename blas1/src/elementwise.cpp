@@ -56,7 +56,8 @@ void check_exec(const exec& ex, bool rounds) {
     throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
 }
 
-// Runs body(begin, end) over [0, n): one call for reference and simd, a
+// Runs body(begin, end) over [0, n): one call for reference, simd and opencl
+// (which runs the simd path on the host: one rounding per element), a
 // static split over OpenMP threads (each with at least min_per_thread
 // elements) for omp. The split cannot change any result bit.
 template <class Body>

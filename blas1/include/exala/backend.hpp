@@ -12,10 +12,22 @@ namespace exala {
 // X(name, description). The single place where backends are listed; a backend
 // that is not compiled into this build still parses and links, and a call
 // with it throws exala::not_compiled_in.
+//
+// opencl: the reductions (sum, asum, dot, nrm2 and the *_into forms) run on
+// the OpenCL device chosen by exala::opencl::select_device or the environment
+// variable EXALA_OPENCL_DEVICE. The code lives in exala::gpu, above blas1, and
+// registers itself through exala/detail/opencl_hooks.hpp: a program must link
+// exala::gpu and include <exala/opencl.hpp> (or call
+// exala::opencl::register_backend()); otherwise a call throws exala::error
+// saying so. The element-wise routines (axpy, scal, copy, swap, iamax) round
+// each element once, so under opencl they simply run the simd path on the
+// host (same bits by construction). Built without OpenCL, every call with
+// backend::opencl throws exala::not_compiled_in.
 #define EXALA_BACKENDS(X)                                         \
   X(reference, "plain scalar loops into a superaccumulator (the oracle)") \
   X(simd, "AVX-512 / AVX2 multi-level kernels chosen at run time")        \
-  X(omp, "OpenMP threads over the simd kernels")
+  X(omp, "OpenMP threads over the simd kernels")                          \
+  X(opencl, "OpenCL exact kernels on a device (link exala::gpu; --device)")
 
 enum class backend {
 #define EXALA_ENUM_(name, desc) name,

@@ -1,0 +1,37 @@
+// exala/detail/opencl_hooks.hpp - how the OpenCL backend (exala::gpu, a layer
+// above blas1) plugs into the blas1 front ends without blas1 linking it.
+//
+// exala::gpu fills one static table and registers it with
+// set_opencl_blas1_hooks() (exala::opencl::register_backend() does this; a
+// program that includes <exala/opencl.hpp> calls it during static
+// initialization). The blas1 front ends keep validating the arguments and
+// rounding the accumulator themselves; a hook only adds the exact terms of a
+// reduction to `acc` (digits and term flags, exactly as superaccumulator::add
+// and add_product would), so the rounded results are the bits of the
+// reference backend by construction.
+#pragma once
+
+#include <cstdint>
+
+#include "exala/superaccumulator.hpp"
+
+namespace exala::detail {
+
+struct opencl_blas1_hooks {
+  // Each adds the exact terms x_i (sum), |x_i| (asum) or x_i * y_i (dot) of
+  // the BLAS-style vectors (n >= 0, pointers valid for n elements with the
+  // given increments: already checked by the caller) to `acc`, with complete
+  // term flags. Errors are thrown as exala::error.
+  void (*sum_into)(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx);
+  void (*asum_into)(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx);
+  void (*dot_into)(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx,
+                   const double* y, std::int64_t incy);
+};
+
+// Registers the table (a pointer to static storage, or nullptr to remove it).
+// Thread-safe; the last registration wins.
+void set_opencl_blas1_hooks(const opencl_blas1_hooks* hooks) noexcept;
+// The registered table, or nullptr when no OpenCL backend registered itself.
+const opencl_blas1_hooks* get_opencl_blas1_hooks() noexcept;
+
+}  // namespace exala::detail
