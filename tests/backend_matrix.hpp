@@ -2,17 +2,32 @@
 // that the blas1 suites run every case on, shared by test_blas1.cpp and
 // test_blas1_elementwise.cpp.
 //
+// opencl: the element-wise routines run the simd path under backend::opencl,
+// so test_blas1_elementwise includes it whenever it is compiled in. The
+// reductions run on an OpenCL device: a suite that defines
+// EXALA_TEST_OPENCL_REDUCTIONS (test_blas1, linked with exala::gpu) includes
+// opencl only when a usable device is present, and says loudly when it is
+// not (the opencl cases are then skipped, not passed). Its results do not
+// depend on the host kernel set, so it runs with one set only
+// (runs_with_kernel_set).
+//
 // kernel_sets() probes force_kernel_set once and leaves the best set forced;
 // a test that looks at the set chosen from the environment must therefore run
 // before the first call (see kernel_set_environment in test_blas1.cpp).
 #pragma once
 
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "exala/backend.hpp"
 #include "exala/error.hpp"
+#ifdef EXALA_TEST_OPENCL_REDUCTIONS
+#include <boost/test/unit_test.hpp>
+
+#include "exala/opencl.hpp"
+#endif
 
 namespace exala_test {
 
@@ -48,12 +63,52 @@ struct config {
   int threads;
 };
 
-// simd, and omp with 1..4 threads when OpenMP is compiled in.
+// Whether this suite runs backend::opencl (see the file comment).
+inline bool opencl_in_matrix() {
+  if (!exala::is_compiled_in(exala::backend::opencl)) return false;
+#ifdef EXALA_TEST_OPENCL_REDUCTIONS
+  static const bool present = [] {
+    try {
+      const auto d = exala::opencl::current_device();
+      BOOST_TEST_MESSAGE("opencl backend on device " << d.platform_index << ":" << d.device_index << " "
+                                                     << d.platform << " / " << d.name);
+      return true;
+    } catch (const exala::error& e) {
+      std::ostringstream os;
+      os << "SKIPPED: the opencl backend is compiled in, but no usable OpenCL device is present ("
+         << e.what() << "): its cases are not run";
+      std::cerr << os.str() << "\n";
+      BOOST_WARN_MESSAGE(false, os.str());
+      return false;
+    }
+  }();
+  return present;
+#else
+  return true;
+#endif
+}
+
+// simd, omp with 1..4 threads when OpenMP is compiled in, and opencl (see
+// opencl_in_matrix).
 inline std::vector<config> non_reference_configs() {
   std::vector<config> c = {{exala::backend::simd, 0}};
   if (exala::is_compiled_in(exala::backend::omp))
     for (int t = 1; t <= 4; ++t) c.push_back({exala::backend::omp, t});
+  if (opencl_in_matrix()) c.push_back({exala::backend::opencl, 0});
   return c;
+}
+
+// False for the configurations whose results cannot depend on the host
+// kernel set and that already ran with another set (opencl reductions run
+// on the device: once, with the best set forced).
+inline bool runs_with_kernel_set(const config& c, exala::kernel_set k) {
+#ifdef EXALA_TEST_OPENCL_REDUCTIONS
+  if (c.b == exala::backend::opencl) return k == kernel_sets().back();
+#else
+  (void)c;
+  (void)k;
+#endif
+  return true;
 }
 
 // The reference backend first, then non_reference_configs().
