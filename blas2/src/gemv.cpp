@@ -13,6 +13,7 @@
 #endif
 
 #include "exala/blas2.hpp"
+#include "exala/detail/opencl_hooks2.hpp"
 #include "exala/exact_ops.hpp"
 #include "level2_common.hpp"
 
@@ -61,6 +62,12 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
       double& yi = y[vec_index(i, rows, incy)];
       yi = scale_only(beta, yi, ex.mode);
     }
+    return;
+  }
+
+  if (ex.backend == backend::opencl) {  // exact device kernels (exala::gpu), same bits
+    require_opencl_blas2_hooks("gemv").gemv(lay, trans, m, n, alpha, a, lda, x, incx, beta, y, incy,
+                                            ex.mode);
     return;
   }
 

@@ -22,6 +22,7 @@
 #endif
 
 #include "exala/blas2.hpp"
+#include "exala/detail/opencl_hooks2.hpp"
 #include "exala/exact_ops.hpp"
 #include "level2_common.hpp"
 
@@ -45,6 +46,11 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
   if (!unit)
     for (std::int64_t i = 0; i < n; ++i)
       if (a[i * lda + i] == 0.0) throw singular_matrix(routine, i);
+  if (ex.backend == backend::opencl) {  // exact device kernels (exala::gpu), same bits
+    require_opencl_blas2_hooks(routine).trsv_scaled(routine, lay, ul, trans, dg, n, alpha, a, lda, x,
+                                                    incx, ex.mode);
+    return;
+  }
 
   const mat_view A = op_view(lay, trans, a, lda);
   const bool forward = (ul == uplo::lower) == (trans == transpose::none);

@@ -16,6 +16,7 @@
 #endif
 
 #include "exala/blas3.hpp"
+#include "exala/detail/opencl_hooks3.hpp"
 #include "exala/error.hpp"
 #include "gemm_engine.hpp"
 #include "gemm_round.hpp"
@@ -137,6 +138,11 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
           cij = round_product(sb, cij, ex.mode);
         }
       }
+    return;
+  }
+  if (ex.backend == backend::opencl) {  // exact device kernels (exala::gpu), same bits
+    exala::detail::require_opencl_blas3_hooks("gemm").gemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb,
+                                                           beta, c, ldc, ex.mode);
     return;
   }
   if (ex.backend == backend::reference) {

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "exala/blas3.hpp"
+#include "exala/detail/opencl_hooks3.hpp"
 #include "exala/error.hpp"
 #include "gemm_engine.hpp"
 
@@ -57,6 +58,11 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
   if (dg == diag::non_unit)
     for (std::int64_t i = 0; i < na; ++i)
       if (a[i * lda + i] == 0.0) throw singular_matrix("trsm", i);
+  if (ex.backend == backend::opencl) {  // exact device kernels (exala::gpu), same bits
+    exala::detail::require_opencl_blas3_hooks("trsm").trsm(lay, sd, ul, trans, dg, m, n, alpha, a, lda,
+                                                           b, ldb, ex.mode);
+    return;
+  }
   if (ex.backend != backend::reference) active_kernel_set();  // a bad EXALA_SIMD throws here
 
   // Right-hand side r: its first element and increment, length na.

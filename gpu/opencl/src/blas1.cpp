@@ -16,6 +16,7 @@
 
 #include "exala/detail/opencl_hooks.hpp"
 #include "exala/error.hpp"
+#include "exala/opencl_level23.hpp"
 #include "exala/superaccumulator.hpp"
 #include "runtime.hpp"
 
@@ -214,7 +215,7 @@ constexpr exala::detail::opencl_blas1_hooks blas1_hooks{hook_sum, hook_asum, hoo
 
 }  // namespace
 
-void register_backend() noexcept { exala::detail::set_opencl_blas1_hooks(&blas1_hooks); }
+void register_backend() noexcept { exala::detail::set_opencl_blas1_hooks(&blas1_hooks); detail::register_level23(); }
 
 // Correctly rounded sum (Collange et al., ParCo 2015; ExBLAS): exact device
 // accumulation, one rounding on the host.

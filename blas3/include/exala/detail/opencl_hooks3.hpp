@@ -1,0 +1,32 @@
+// exala/detail/opencl_hooks3.hpp - how the OpenCL level-3 code (exala::gpu, a
+// layer above blas3) plugs into the blas3 front ends without blas3 linking it.
+//
+// Same scheme as exala/detail/opencl_hooks2.hpp: the front ends check the
+// arguments and handle the conventions that read no matrix, then call the
+// hook for backend::opencl (upload, exact device routine, download).
+#pragma once
+
+#include <cstdint>
+
+#include "exala/blas3.hpp"
+
+namespace exala::detail {
+
+struct opencl_blas3_hooks {
+  // exala::gemm on host pointers (arguments checked; alpha != 0, m, n, k > 0).
+  void (*gemm)(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n,
+               std::int64_t k, double alpha, const double* a, std::int64_t lda, const double* b,
+               std::int64_t ldb, double beta, double* c, std::int64_t ldc, rounding mode);
+  // exala::trsm on host pointers (arguments checked; alpha != 0, m, n > 0,
+  // diagonal checked).
+  void (*trsm)(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m,
+               std::int64_t n, double alpha, const double* a, std::int64_t lda, double* b,
+               std::int64_t ldb, rounding mode);
+};
+
+void set_opencl_blas3_hooks(const opencl_blas3_hooks* hooks) noexcept;
+const opencl_blas3_hooks* get_opencl_blas3_hooks() noexcept;
+// The table, or exala::error saying that exala::gpu must be linked.
+const opencl_blas3_hooks& require_opencl_blas3_hooks(const char* routine);
+
+}  // namespace exala::detail

@@ -1,0 +1,276 @@
+// level23.cl - exact kernels of the OpenCL level-2/3 BLAS (gemv, trsv, gemm,
+// trsm), after Iakymchuk, Collange, Defour, Graillat, "ExBLAS: reproducible
+// and accurate BLAS library" (2015) and "Reproducible triangular solvers for
+// high-performance computing" (ITNG 2015).
+//
+// One kernel, l23_dot, computes for every output o = (i, j) of an M x N grid
+// the EXACT sum S_o = sum_{l < K} A(i, l) B(l, j) of K products (A(i, l) at
+// a[a_off + i a_rs + l a_cs], B(l, j) at b[b_off + l b_rs + j b_cs]; strides
+// may be negative). A work-group owns R outputs; its W work-items split the
+// K products of each output in W / R interleaved slices. Each work-item keeps
+// a private floating-point expansion of EXALA_FPE_N doubles fed with TwoProd /
+// TwoSum (exact); whatever the expansion cannot hold (the residual of its last
+// TwoSum), products outside the range where TwoProd is exact, and the final
+// expansion terms go into the group's __local superaccumulator for that output
+// (exala::superaccumulator's digit layout: 136 int64 digits of radix 2^32,
+// digit i weighing 2^(32 i - 2176), special values and zero signs in flags
+// beside the digits). Nothing is ever rounded, so S_o is exact.
+//
+// Then, per output, either (finish == 0) the normalized digits and flags are
+// written out (the trsv/trsm panels: the host adds the rest and divides), or
+// (finish == 1) the result y = round(alpha S + beta y) is formed on the device
+// where a rigorous error bound proves the rounding (l23_try_round), and the
+// digits of the other outputs go to a compact fallback list that the host
+// rounds with exala::round_axpby. Either way the bits are those of the
+// reference backend.
+//
+// Digit overflow: every deposit adds less than 2^32 in magnitude to a digit
+// (doubles are split into three 32-bit chunks, exact products into five), and
+// the group normalizes between blocks of L23_KCHUNK products per output, so
+// fewer than 2 L23_KCHUNK + EXALA_FPE_N W < 2^31 deposits reach a digit between
+// normalizations: |digit| < 2^63 always.
+// Built as "common.cl + level23.cl" (gpu/opencl/src/runtime.hpp): the error-
+// free transforms, expansions, local-superaccumulator deposits and flag
+// helpers (exala_*) come from common.cl; only what is specific to the
+// level-2/3 kernels is here (l23_*).
+#pragma OPENCL FP_CONTRACT OFF
+
+#define L23_KCHUNK (1L << 24)
+#define L23_SPECIAL (EXALA_FLAG_NAN | EXALA_FLAG_POS_INF | EXALA_FLAG_NEG_INF)
+
+// Normalizes one superaccumulator (carry propagation: digits 0..134 in
+// [0, 2^32), the top digit carries the sign), as superaccumulator::normalize.
+void l23_normalize(volatile __local long* sa) {
+  long carry = 0;
+  for (int i = 0; i < EXALA_DIGITS - 1; ++i) {
+    const long v = sa[i] + carry;
+    sa[i] = v & EXALA_DIGIT_MASK;
+    carry = exala_carry(v);
+  }
+  sa[EXALA_DIGITS - 1] += carry;
+}
+
+inline double l23_next_up(double q) { return nextafter(q, (double)INFINITY); }
+inline double l23_next_down(double q) { return nextafter(q, 0.0); }
+
+// Tries to round alpha S + beta c (S: the normalized digits dg with term flags
+// `flags`; c already 0 when beta == 0) on the device, in rounding mode `mode`
+// (0 nearest-even, 1 toward zero, 2 upward, 3 downward, as exala::rounding).
+// Returns 1 and the correctly rounded result in *out only where that is
+// proven; 0 (undecided) leaves the entry to the host's exact round_axpby.
+//
+// Proof (Ziv's strategy, as exala's round_div_fast): with h the top nonzero
+// magnitude digit, |S| = V 2^E (1 + e1), V = sum_{k<4} mag(h-k) 2^(-32k) in
+// [1, 2^32) held as the double-double vh + vl (TwoSum chain: error below
+// 2^-100 V) and the digits below h - 3 worth less than 2^-96 V, so
+// |e1| < 2^-95. alpha = am 2^ea, c = cm 2^ec, beta = bm 2^eb (frexp, exact);
+// P = am (vh + vl) = p1 + p2 up to 2^-94 |P| (TwoProd exact, am vl rounded
+// once), Q = bm cm = q1 + q2 exactly (TwoProd; no underflow since the factors
+// are in [0.5, 1)). Both are scaled by 2^(-s), s the larger of their
+// exponents, so the larger term lies in [0.25, 2^32) and the smaller one is
+// shifted down by at most 900 bits (else undecided; the subnormal loss there
+// is below 2^-1074, far below the margin). T = P + Q is formed as th + tl
+// (TwoSum, then the low parts added: two roundings of terms below 2^-50
+// (|p1| + |q1|)); altogether |T - (th + tl)| < 2^-93 (|p1| + |q1|) <
+// margin = 2^-90 (|p1| + |q1|). With qc = |th| and rest = +-tl (|rest| <=
+// half an ulp of qc), the rounding of T in the scaled space is qc (or its
+// neighbour) whenever [rest - margin, rest + margin] contains no rounding
+// boundary of the mode (midpoints for nearest, qc itself for the directed
+// modes); an exact T (rest == 0) in a directed mode is left undecided.
+// Scaling back by 2^s is exact and preserves the decision when the result
+// stays at least one binade above the subnormal range and finite; otherwise
+// undecided. Special values, S == 0 (zero signs) and non-finite alpha, beta,
+// c are undecided too.
+int l23_try_round(volatile __local const long* dg, uint flags, double alpha, double beta, double c,
+                  int mode, double* out) {
+  if ((flags & L23_SPECIAL) != 0) return 0;
+  if (!isfinite(alpha) || !isfinite(beta) || !isfinite(c) || alpha == 0.0) return 0;
+  const long top = dg[EXALA_DIGITS - 1];
+  if (top != 0 && top != -1) return 0;
+  const int s_neg = top < 0;
+  int z = 0;
+  if (s_neg)
+    while (z < EXALA_DIGITS - 1 && dg[z] == 0) ++z;
+  // Magnitude digit i of |S| (two's complement: 2^32 - d_z at the lowest
+  // nonzero digit z, 2^32 - 1 - d_i above it, 0 below).
+#define L23_MAG(i)                                                                       \
+  ((i) < 0 ? 0UL                                                                         \
+           : (!s_neg ? (ulong)dg[(i)]                                                    \
+                     : ((i) < z ? 0UL                                                    \
+                                : ((i) == z ? 0x100000000UL - (ulong)dg[(i)]             \
+                                            : 0xffffffffUL - (ulong)dg[(i)]))))
+  int h = EXALA_DIGITS - 2;
+  while (h >= 0 && L23_MAG(h) == 0) --h;
+  if (h < 0) return 0;  // S == 0: IEEE zero signs on the host
+  double vh = 0.0, vl = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    const double part = ldexp((double)L23_MAG(h - k), -32 * k);  // exact
+    const double s = vh + part;
+    const double bb = s - vh;
+    vl += (vh - (s - bb)) + (part - bb);
+    vh = s;
+  }
+#undef L23_MAG
+  {
+    const double s = vh + vl;
+    const double bb = s - vh;
+    vl = (vh - (s - bb)) + (vl - bb);
+    vh = s;
+  }
+  const int E = 32 * h + EXALA_MIN_EXP;
+  int ea = 0;
+  double am = frexp(alpha, &ea);  // [0.5, 1), exact
+  if (s_neg) am = -am;
+  const double p1 = am * vh;
+  double p2 = fma(am, vh, -p1);
+  p2 += am * vl;
+  const long sP = (long)ea + E;
+  double q1 = 0.0, q2 = 0.0;
+  long sQ = sP;
+  const int has_q = beta != 0.0 && c != 0.0;
+  if (has_q) {
+    int eb = 0, ec = 0;
+    const double bm = frexp(beta, &eb), cm = frexp(c, &ec);
+    q1 = bm * cm;
+    q2 = fma(bm, cm, -q1);
+    sQ = (long)eb + ec;
+  }
+  const long s = sP > sQ ? sP : sQ;
+  const long dP = sP - s, dQ = sQ - s;  // <= 0
+  if (dP < -900 || dQ < -900) return 0;
+  const double P1 = ldexp(p1, (int)dP), P2 = ldexp(p2, (int)dP);
+  const double Q1 = ldexp(q1, (int)dQ), Q2 = ldexp(q2, (int)dQ);
+  double t1 = P1 + Q1;
+  double bb = t1 - P1;
+  double t2 = (P1 - (t1 - bb)) + (Q1 - bb);
+  t2 = t2 + (P2 + Q2);
+  const double th = t1 + t2;
+  bb = th - t1;
+  const double tl = (t1 - (th - bb)) + (t2 - bb);
+  const double margin = (fabs(P1) + fabs(Q1)) * 0x1p-90;
+  const int neg = th < 0.0;
+  const double qc = fabs(th);
+  const double rest = neg ? -tl : tl;
+  if (!(qc > 0x1p-1000)) return 0;
+  const double gu = l23_next_up(qc) - qc, gd = qc - l23_next_down(qc);
+  double res;
+  if (mode == 0) {
+    if (!(rest + margin < 0.5 * gu && rest - margin > -0.5 * gd)) return 0;
+    res = qc;
+  } else {
+    const int up = (mode == 2 && !neg) || (mode == 3 && neg);
+    if (rest > margin)
+      res = up ? l23_next_up(qc) : qc;
+    else if (rest < -margin)
+      res = up ? qc : l23_next_down(qc);
+    else
+      return 0;
+  }
+  const long re = (long)ilogb(res) + s;
+  if (re < -1020 || re > 1023) return 0;
+  const double r = ldexp(res, (int)s);
+  if (!isfinite(r)) return 0;
+  *out = neg ? -r : r;
+  return 1;
+}
+
+// The exact dot products of an M x N grid of outputs (see the file comment),
+// for the outputs o in [o_base, o_end) of this launch. Local memory: sa holds R x 136 digits, fl R flags. finish == 0: digits and
+// flags of output o go to out_digits[(o - o_base) * 136 ..] /
+// out_flags[o - o_base] (all outputs). finish == 1: y[y_off + i y_is + j y_js] = round(alpha S + beta y)
+// where l23_try_round decides, else a fallback slot (atomic counter) gets the
+// digits, the flags, o and the y value read (0 when beta == 0: y not read).
+__kernel void l23_dot(__global const double* a, long a_off, long a_rs, long a_cs,
+                      __global const double* b, long b_off, long b_rs, long b_cs, long M, long N,
+                      long K, long o_base, long o_end, int R, __local long* sa, __local uint* fl, int finish, double alpha,
+                      double beta, __global double* y, long y_off, long y_is, long y_js, int mode,
+                      __global long* out_digits, __global uint* out_flags, __global long* slot_index,
+                      __global double* slot_c, __global uint* counter) {
+  const int lid = (int)get_local_id(0);
+  const int W = (int)get_local_size(0);
+  const int t = lid % R;
+  const int S = W / R;
+  const int sl = lid / R;
+  const long o = o_base + (long)get_group_id(0) * R + t;
+  const int valid = o < o_end && sl < S;
+  volatile __local long* my = sa + (long)t * EXALA_DIGITS;
+  for (int q = lid; q < R * EXALA_DIGITS; q += W) sa[q] = 0;
+  for (int q = lid; q < R; q += W) fl[q] = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  double f[EXALA_FPE_N];
+  for (int k = 0; k < EXALA_FPE_N; ++k) f[k] = 0.0;
+  uint flags = 0u;
+  const long i = valid ? o % M : 0, j = valid ? o / M : 0;
+  __global const double* ap = a + a_off + i * a_rs;
+  __global const double* bp = b + b_off + j * b_cs;
+  for (long c0 = 0; c0 < K; c0 += L23_KCHUNK) {
+    const long c1 = K - c0 < L23_KCHUNK ? K : c0 + L23_KCHUNK;
+    if (valid) {
+      for (long l = c0 + sl; l < c1; l += S) {
+        const double x = ap[l * a_cs], w = bp[l * b_rs];
+        const ulong ux = as_ulong(x), uw = as_ulong(w);
+        // Term flags (zero signs): a nonzero product is neither +0 nor -0.
+        if (((ux << 1) != 0UL) && ((uw << 1) != 0UL))
+          flags |= EXALA_FLAG_NOT_NEGZERO | EXALA_FLAG_NOT_POSZERO;
+        else
+          flags |= ((ux ^ uw) >> 63) != 0UL ? EXALA_FLAG_NOT_POSZERO : EXALA_FLAG_NOT_NEGZERO;
+        double e;
+        const double p = exala_two_prod(x, w, &e);
+        const ulong up = as_ulong(p) & 0x7fffffffffffffffUL;
+        if (up >= 0x0370000000000000UL && up <= EXALA_FAST_MAX_BITS) {
+          // 2^-968 <= |p| <= 2^960: TwoProd is exact (common.cl) and the
+          // expansion takes both terms.
+          exala_fpe_add(f, p, my);
+          if (e != 0.0) exala_fpe_add(f, e, my);
+        } else if (p == 0.0 && (x == 0.0 || w == 0.0)) {
+          // an exact zero product: nothing to add
+        } else if (isfinite(x) && isfinite(w)) {
+          exala_lsa_deposit_product(my, x, w);  // underflowing or huge product
+        } else {
+          // IEEE: NaN in, or inf * 0, gives NaN; otherwise a signed infinity.
+          flags |= exala_special_flags(x * w);
+        }
+      }
+    }
+    if (c1 < K) {  // keep every digit below 2^63 (file comment)
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (sl == 0 && valid) l23_normalize(my);
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+  if (valid) {
+    exala_fpe_flush(f, my);
+    if (K > 0) flags |= EXALA_FLAG_HAS_TERM;
+    if (flags != 0u) atomic_or(&fl[t], flags);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (sl == 0 && valid) l23_normalize(my);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!(valid)) return;
+  const uint fo = fl[t];
+  if (finish == 0) {
+    for (int q = sl; q < EXALA_DIGITS; q += S) out_digits[(o - o_base) * EXALA_DIGITS + q] = my[q];
+    if (sl == 0) out_flags[o - o_base] = fo;
+    return;
+  }
+  if (sl != 0) return;
+  __global double* yp = y + y_off + i * y_is + j * y_js;
+  const double cv = beta != 0.0 ? *yp : 0.0;
+  double r;
+  if (l23_try_round(my, fo, alpha, beta, cv, mode, &r)) {
+    *yp = r;
+    return;
+  }
+  const uint slot = atomic_inc(counter);
+  for (int q = 0; q < EXALA_DIGITS; ++q) out_digits[(long)slot * EXALA_DIGITS + q] = my[q];
+  out_flags[slot] = fo;
+  slot_index[slot] = o;
+  slot_c[slot] = cv;
+}
+
+// y[pos[k]] = val[k] for k < n: the host's exactly rounded fallback entries.
+__kernel void l23_scatter(__global double* y, __global const long* pos, __global const double* val, long n) {
+  const long k = (long)get_global_id(0);
+  if (k < n) y[pos[k]] = val[k];
+}
