@@ -11,7 +11,8 @@
 //                        [--nrhs K] [--force]
 //   exala import A B --workdir DIR [--stripe S] [--buffer SIZE] [--force]
 //   exala solve A B | --workdir DIR [--cache SIZE] [stripe LU options]
-//   common options: [--backend B] [--threads N] [--rounding R] [-o FILE]
+//   exala devices                     (the OpenCL devices, for --device)
+//   common options: [--backend B] [--device SPEC] [--threads N] [--rounding R] [-o FILE]
 //
 // Commands live in one table (name, operands, summary, function), and the
 // options that belong to some commands only in a second table (name, value,
@@ -42,6 +43,9 @@
 #include <vector>
 
 #include "exala/backend.hpp"
+#ifdef EXALA_CLI_HAVE_OPENCL
+#include "exala/opencl.hpp"  // registers the opencl backend
+#endif
 #include "exala/blas1.hpp"
 #include "exala/blas2.hpp"
 #include "exala/blas3.hpp"
@@ -88,6 +92,8 @@ struct invocation {
   bool rounding_given = false;
   bool backend_given = false;
   bool threads_given = false;
+  std::string device;  // --device SPEC (OpenCL); empty: the default device
+  bool device_given = false;
   std::string output;  // -o FILE (DIR for generate trsv); empty: stdout
   bool help = false;
   bool version = false;
@@ -449,6 +455,28 @@ result run_generate(const invocation& inv) {
   return result::nothing();
 }
 
+// exala devices: one line per OpenCL device, "P:D  platform / device  (...)".
+result run_devices(const invocation& inv) {
+  if (inv.backend_given || inv.rounding_given || inv.threads_given || inv.device_given ||
+      !inv.output.empty())
+    throw usage_error("'devices' takes no options");
+#ifdef EXALA_CLI_HAVE_OPENCL
+  const auto all = exala::opencl::devices();
+  if (all.empty()) std::cout << "no OpenCL platform or device found\n";
+  for (const auto& d : all)
+    std::cout << d.platform_index << ':' << d.device_index << "  " << d.platform << " / " << d.name
+              << "  (" << d.version << "; " << (d.gpu ? "GPU" : "not a GPU") << ", "
+              << d.compute_units << " compute units, " << (d.global_mem >> 20) << " MiB; "
+              << (d.fp64 && d.int64_atomics ? "usable" : "not usable: needs fp64 and 64-bit atomics")
+              << ")\n";
+  std::cout.flush();
+  if (!std::cout) throw exala::error("cannot write to standard output");
+  return result::nothing();
+#else
+  throw exala::not_compiled_in("the opencl backend (exala devices)");
+#endif
+}
+
 // The arity of a command that checks its operands itself (solve: A B or none).
 constexpr std::size_t any_arity = static_cast<std::size_t>(-1);
 
@@ -480,6 +508,8 @@ constexpr std::array commands{
             "the solution X of A X = B by the stripe LU: in core (A B), or out of core from "
             "--workdir",
             run_solve},
+    command{"devices", "", 0, "list the OpenCL devices (for --backend opencl --device SPEC)",
+            run_devices},
 };
 
 const command* find_command(std::string_view name) {
@@ -625,8 +655,8 @@ std::pair<std::string_view, std::optional<std::string_view>> split_option(std::s
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-constexpr std::array<std::string_view, 5> valued_options{"--backend", "--threads", "--rounding",
-                                                         "-o", "--output"};
+constexpr std::array<std::string_view, 6> valued_options{"--backend", "--device", "--threads",
+                                                         "--rounding", "-o", "--output"};
 
 bool takes_value(std::string_view name) {
   if (std::find(valued_options.begin(), valued_options.end(), name) != valued_options.end())
@@ -642,6 +672,10 @@ void apply_valued_option(invocation& inv, std::string_view name, std::string_vie
   } else if (name == "--backend") {
     inv.ex.backend = exala::parse_backend(value, "--backend");
     inv.backend_given = true;
+  } else if (name == "--device") {
+    if (value.empty()) throw usage_error("option '--device' needs a device (see 'exala devices')");
+    inv.device = value;
+    inv.device_given = true;
   } else if (name == "--threads") {
     inv.ex.threads = parse_threads(value);
     inv.threads_given = true;
@@ -751,6 +785,10 @@ void print_help(std::ostream& os) {
     help_line(os, option_head(o), std::string(o.help) + " [" + std::string(o.commands) + "]");
   os << "\nOptions (before or after the operands):\n";
   help_line(os, "--backend NAME", backend_help());
+  help_line(os, "--device SPEC",
+            "the OpenCL device of --backend opencl: P:D (platform and device index), P, or "
+            "part of its name (see 'exala devices'; default: EXALA_OPENCL_DEVICE, else the first "
+            "GPU with fp64)");
   help_line(os, "--threads N",
             "threads of the omp backend, and of the stripe LU engine (solve), 1 to " +
                 std::to_string(max_threads) + " (default: all)");
@@ -814,6 +852,22 @@ std::string without_prefix(std::string_view what) {
   return std::string(what);
 }
 
+// --device SPEC: makes the device current (before any file is read).
+void select_device(const invocation& inv) {
+  if (inv.ex.backend != exala::backend::opencl)
+    throw usage_error("option '--device' applies to '--backend opencl' only");
+#ifdef EXALA_CLI_HAVE_OPENCL
+  try {
+    exala::opencl::select_device(inv.device);
+  } catch (const exala::invalid_argument& e) {  // names the spec and lists the devices
+    throw usage_error("option '--device': " + without_prefix(e.what()).substr(
+                                                  std::string_view("argument 'spec' ").size()));
+  }
+#else
+  throw exala::not_compiled_in("backend 'opencl'");
+#endif
+}
+
 int run(std::span<char* const> argv) {
   const invocation inv = parse_command_line(argv);
   if (inv.version) {
@@ -839,6 +893,7 @@ int run(std::span<char* const> argv) {
     throw usage_error(std::string(cmd->name) + " needs " + std::to_string(cmd->arity) + " operand" +
                       (cmd->arity == 1 ? "" : "s") + " (exala " + std::string(cmd->name) + " " +
                       std::string(cmd->usage) + "), got " + std::to_string(inv.args.size()));
+  if (inv.device_given) select_device(inv);
   const result r = cmd->run(inv);
   write_result(r, cmd->output_is_dir ? std::string() : inv.output);
   return exit_ok;
