@@ -175,14 +175,17 @@ int l23_try_round(volatile __local const long* dg, uint flags, double alpha, dou
 }
 
 // The exact dot products of an M x N grid of outputs (see the file comment),
-// for the outputs o in [o_base, o_end) of this launch. Local memory: sa holds R x 136 digits, fl R flags. finish == 0: digits and
-// flags of output o go to out_digits[(o - o_base) * 136 ..] /
-// out_flags[o - o_base] (all outputs). finish == 1: y[y_off + i y_is + j y_js] = round(alpha S + beta y)
+// for the outputs o in [o_base, o_end) of this launch. Local memory: sa holds
+// R x 136 digits, fl R flags, tree W x EXALA_FPE_N doubles, tflags W flags.
+// finish == 0: digits and flags of output o go to out_digits[(o - o_base) *
+// 136 ..] / out_flags[o - o_base] (all outputs). finish == 1:
+// y[y_off + i y_is + j y_js] = round(alpha S + beta y)
 // where l23_try_round decides, else a fallback slot (atomic counter) gets the
 // digits, the flags, o and the y value read (0 when beta == 0: y not read).
 __kernel void l23_dot(__global const double* a, long a_off, long a_rs, long a_cs,
                       __global const double* b, long b_off, long b_rs, long b_cs, long M, long N,
-                      long K, long o_base, long o_end, int R, __local long* sa, __local uint* fl, int finish, double alpha,
+                      long K, long o_base, long o_end, int R, __local long* sa, __local uint* fl,
+                      __local double* tree, __local uint* tflags, int finish, double alpha,
                       double beta, __global double* y, long y_off, long y_is, long y_js, int mode,
                       __global long* out_digits, __global uint* out_flags, __global long* slot_index,
                       __global double* slot_c, __global uint* counter) {
@@ -239,10 +242,35 @@ __kernel void l23_dot(__global const double* a, long a_off, long a_rs, long a_cs
       barrier(CLK_LOCAL_MEM_FENCE);
     }
   }
-  if (valid) {
+  // Merge the S expansions of each output pairwise in local memory (S is a
+  // power of two): the work-item of slice sl < st adds the terms of slice
+  // sl + st to its own expansion (exactly: residuals, and terms above the
+  // expansions' 2^960 bound, are deposited), so that one expansion per output
+  // is flushed instead of S (far fewer contended atomics).
+  if (K > 0) flags |= EXALA_FLAG_HAS_TERM;
+  for (int st = S / 2; st >= 1; st /= 2) {
+    if (sl >= st && sl < 2 * st) {
+      for (int k = 0; k < EXALA_FPE_N; ++k) tree[lid * EXALA_FPE_N + k] = f[k];
+      tflags[lid] = flags;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (sl < st) {
+      const int other = lid + st * R;
+      for (int k = 0; k < EXALA_FPE_N; ++k) {
+        const double v = tree[other * EXALA_FPE_N + k];
+        if (v == 0.0) continue;
+        if ((as_ulong(v) & 0x7fffffffffffffffUL) <= EXALA_FAST_MAX_BITS)
+          exala_fpe_add(f, v, my);
+        else
+          exala_lsa_deposit(my, v);
+      }
+      flags |= tflags[other];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (valid && sl == 0) {
     exala_fpe_flush(f, my);
-    if (K > 0) flags |= EXALA_FLAG_HAS_TERM;
-    if (flags != 0u) atomic_or(&fl[t], flags);
+    fl[t] = flags;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (sl == 0 && valid) l23_normalize(my);

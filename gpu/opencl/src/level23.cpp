@@ -100,18 +100,29 @@ struct engine {
     max_wg = std::min<std::size_t>(256, w);
   }
 
-  // Outputs per group R and work-group size W (W % R == 0): about 64 products
-  // per work-item, R * 136 digits within the local memory.
-  void shape(i64 K, int& R, int& W) const {
+  // Outputs per group R and work-group size W (W % R == 0), R * 136 digits
+  // within the local memory. Contiguous rows of A (a_cs == 1): few outputs per
+  // group, the work-items of a row reading consecutive elements, about 64
+  // products each. Otherwise (column-major op(A), a_rs == 1): 32 outputs per
+  // group, so that neighbouring work-items read neighbouring rows (coalesced).
+  void shape(const grid& g, int& R, int& W) const {
     int w = 1;
     while (static_cast<std::size_t>(w) * 2 <= max_wg) w *= 2;
-    int slices = 1;
-    while (slices < w && static_cast<i64>(slices) * 2 * 64 <= K) slices *= 2;
-    int r = w / slices;
+    int r = 1;
+    if (g.a_cs == 1) {
+      int slices = 1;
+      while (slices < w && static_cast<i64>(slices) * 2 * 64 <= g.K) slices *= 2;
+      r = w / slices;
+    } else {
+      r = std::min(w, 32);
+    }
     const std::size_t local = rt->info().local_mem;
-    while (r > 1 && static_cast<std::size_t>(r) * (ND * 8 + 4) + 1024 > local) r /= 2;
+    // R superaccumulators + flags, the expansion tree (w x 4 doubles + flags).
+    while (r > 1 && static_cast<std::size_t>(r) * (ND * 8 + 4) + static_cast<std::size_t>(w) * 36 + 1024 > local)
+      r /= 2;
     R = r;
-    W = r * slices;
+    W = g.a_cs == 1 ? r * std::max(1, w / std::max(r, 1)) : w;
+    if (W < R) W = R;
   }
 
   cl::Buffer tmp(int slot, std::size_t bytes) { return rt->scratch(slot, std::max<std::size_t>(bytes, 8)); }
@@ -122,7 +133,7 @@ struct engine {
               const cl::Buffer& flags, const cl::Buffer& slot_index, const cl::Buffer& slot_c,
               const cl::Buffer& counter) {
     int R = 1, W = 1;
-    shape(g.K, R, W);
+    shape(g, R, W);
     cl_uint k = 0;
     auto arg = [&](const auto& v) { check(dot.setArg(k++, v), "l23_dot: setArg"); };
     arg(*g.a), arg(cl_long(g.a_off)), arg(cl_long(g.a_rs)), arg(cl_long(g.a_cs));
@@ -131,6 +142,8 @@ struct engine {
     arg(cl_int(R));
     check(dot.setArg(k++, cl::Local(static_cast<std::size_t>(R) * ND * 8)), "l23_dot: setArg");
     check(dot.setArg(k++, cl::Local(static_cast<std::size_t>(R) * 4)), "l23_dot: setArg");
+    check(dot.setArg(k++, cl::Local(static_cast<std::size_t>(W) * 8 * 4)), "l23_dot: setArg");
+    check(dot.setArg(k++, cl::Local(static_cast<std::size_t>(W) * 4)), "l23_dot: setArg");
     arg(cl_int(finish)), arg(alpha), arg(beta), arg(y), arg(cl_long(y_off)), arg(cl_long(y_is)),
         arg(cl_long(y_js)), arg(cl_int(static_cast<int>(mode)));
     arg(digits), arg(flags), arg(slot_index), arg(slot_c), arg(counter);
