@@ -16,6 +16,9 @@
 #ifdef EXALA_BENCH_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
+#ifdef EXALA_BENCH_HAVE_OPENCL
+#include "exala/opencl.hpp"  // registers --backend opencl (host data, end to end)
+#endif
 
 namespace exala_bench {
 

@@ -72,9 +72,12 @@ inline double exala_two_sum(double a, double b, double* e) {
 }
 
 // TwoProd with a correctly rounded fma: p + *e == a * b exactly when
-// 2^-968 <= |p| <= DBL_MAX.
+// 2^-968 <= |p| <= DBL_MAX. p is formed as fma(a, b, 0), which is fl(a * b)
+// except that an exact -0 product gives +0 (callers never use the sign of a
+// zero p): so a compiler that ignored FP_CONTRACT OFF still could not fuse
+// the product into a later addition (p + a0 must add the ROUNDED product).
 inline double exala_two_prod(double a, double b, double* e) {
-  const double p = a * b;
+  const double p = fma(a, b, 0.0);
   *e = fma(a, b, -p);
   return p;
 }
@@ -151,6 +154,21 @@ inline void exala_fpe_add(double* a, double x, volatile __local long* sa) {
   a[3] = exala_two_sum(a[3], e, &x);
   if (x == 0.0) return;
   exala_lsa_deposit(sa, x);
+}
+
+// As exala_fpe_add, starting at level 1: for terms far below a[0] (the
+// TwoProd error of a product that went to level 0), which would only pass
+// through level 0 unchanged. Exactness does not depend on the level a term
+// enters at; only the number of TwoSums does.
+inline void exala_fpe_add1(double* a, double x, volatile __local long* sa) {
+  double e;
+  a[1] = exala_two_sum(a[1], x, &e);
+  if (e == 0.0) return;
+  a[2] = exala_two_sum(a[2], e, &x);
+  if (x == 0.0) return;
+  a[3] = exala_two_sum(a[3], x, &e);
+  if (e == 0.0) return;
+  exala_lsa_deposit(sa, e);
 }
 
 // Deposits the expansion into the local superaccumulator (end of a work-item).

@@ -55,7 +55,9 @@ struct dvec {
 // ExBLAS, Iakymchuk et al. 2015): acc gains exactly the sum of the terms.
 void reduce(runtime& rt, op o, std::int64_t n, const dvec& x, const dvec& y, superaccumulator& acc) {
   if (n <= 0) return;
-  const std::int64_t local = static_cast<std::int64_t>(rt.reduction_local_size());
+  // Work-group size: the device's, halved down to 64 for short vectors.
+  std::int64_t local = static_cast<std::int64_t>(rt.reduction_local_size());
+  while (local > 64 && local / 2 >= n) local /= 2;
   std::int64_t groups = std::min<std::int64_t>(static_cast<std::int64_t>(rt.reduction_groups()),
                                                (n + local - 1) / local);
   groups = std::max<std::int64_t>(groups, (n + max_per_group - 1) / max_per_group);
@@ -83,12 +85,16 @@ void reduce(runtime& rt, op o, std::int64_t n, const dvec& x, const dvec& y, sup
                                         cl::NDRange(ls)),
         std::string("launch ") + name);
 
+  // Merge: one group per row, a power of two >= the number of columns (at
+  // most the reduction's group size).
+  std::size_t ms = 1;
+  while (ms < ls && ms < static_cast<std::size_t>(groups)) ms *= 2;
   cl::Kernel& m = rt.shared_kernel("blas1", "exala_merge_rows");
   check(m.setArg(0, partial), "setArg(partial)");
   check(m.setArg(1, static_cast<cl_long>(groups)), "setArg(groups)");
   check(m.setArg(2, merged), "setArg(out)");
-  check(m.setArg(3, cl::Local(ls * sizeof(cl_long))), "setArg(scratch)");
-  check(rt.queue().enqueueNDRangeKernel(m, cl::NullRange, cl::NDRange(rows * ls), cl::NDRange(ls)),
+  check(m.setArg(3, cl::Local(ms * sizeof(cl_long))), "setArg(scratch)");
+  check(rt.queue().enqueueNDRangeKernel(m, cl::NullRange, cl::NDRange(rows * ms), cl::NDRange(ms)),
         "launch exala_merge_rows");
 
   std::int64_t out[1][num_digits + 1];

@@ -212,6 +212,17 @@ std::shared_ptr<runtime> make_runtime(const found_device& f) {
   return std::make_shared<runtime>(f.platform, f.device, f.info);
 }
 
+// A positive integer from the environment (at most `max`), or `fallback`.
+std::size_t env_size(const char* var, std::size_t fallback, std::size_t max) {
+  const char* v = std::getenv(var);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const unsigned long long x = std::strtoull(v, &end, 10);
+  if (*end != '\0' || x == 0 || x > max || v[0] == '-')
+    throw invalid_argument(var, "must be an integer from 1 to " + std::to_string(max) + ", got '" + v + "'");
+  return static_cast<std::size_t>(x);
+}
+
 }  // namespace
 
 runtime::runtime(const cl::Platform& platform, const cl::Device& device, const device_info& info)
@@ -224,12 +235,17 @@ runtime::runtime(const cl::Platform& platform, const cl::Device& device, const d
   std::size_t max_wg = 0;
   device_.getInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE, &max_wg);
   // GPUs: 256 work-items per group and 8 groups per compute unit keep enough
-  // loads in flight; CPU devices (PoCL) run a group per core at a time.
-  std::size_t want = info_.gpu ? 256 : 64;
+  // loads in flight; CPU devices (PoCL) run a group per core at a time, and
+  // large groups measured best there (PoCL vectorizes across work-items).
+  // Tuning knobs (results never depend on them): EXALA_OPENCL_LOCAL_SIZE (a
+  // power of two), EXALA_OPENCL_GROUPS_PER_CU.
+  std::size_t want = env_size("EXALA_OPENCL_LOCAL_SIZE", info_.gpu ? 256 : 1024, 4096);
+  if ((want & (want - 1)) != 0)
+    throw invalid_argument("EXALA_OPENCL_LOCAL_SIZE", "must be a power of two, got " + std::to_string(want));
   while (want > 1 && want > max_wg) want /= 2;
   local_size_ = want;
   const std::size_t cu = info_.compute_units > 0 ? static_cast<std::size_t>(info_.compute_units) : 1;
-  groups_ = info_.gpu ? 8 * cu : 4 * cu;
+  groups_ = env_size("EXALA_OPENCL_GROUPS_PER_CU", info_.gpu ? 8 : 4, 4096) * cu;
 }
 
 cl::Program runtime::program(const std::string& name) {
