@@ -354,6 +354,41 @@ BOOST_AUTO_TEST_CASE(trsv_specials_singular_device_resident) {
   BOOST_TEST(same_bits(h[2], 0.0));  // 1 - 1*1 - 1*0
 }
 
+// The device solves rows where it proves the rounding (uniform data, to
+// nearest: no host row), and hands exact quotients in a directed mode
+// (integer data) to the host, resuming after each: the same bits either way.
+BOOST_AUTO_TEST_CASE(trsv_rounding_paths_taken) {
+  REQUIRE_DEVICE();
+  rng_t r(7102);
+  const tri t{layout::col_major, uplo::lower, transpose::none, diag::non_unit};
+  const i64 n = 300;
+  const auto a = random_tri(r, t, n, n, 0);
+  const auto b = random_vec(r, static_cast<std::size_t>(n), 0);
+  const auto c0 = opencl::detail::level23_counts();
+  auto want = b, got = b;
+  trsv(t.lay, t.ul, t.tr, t.dg, n, a.data(), n, want.data(), 1, ref_exec(rounding::to_nearest_even));
+  trsv(t.lay, t.ul, t.tr, t.dg, n, a.data(), n, got.data(), 1, ocl_exec(rounding::to_nearest_even));
+  const auto c1 = opencl::detail::level23_counts();
+  BOOST_TEST(count_diff(want, got) == 0);
+  BOOST_TEST(c1.host_rounded == c0.host_rounded, "uniform data, nearest: every row rounded on the device");
+  // Integers with a +-1 diagonal: every quotient exact, undecided in a
+  // directed mode on the device (rows go to the host).
+  std::vector<double> ai(static_cast<std::size_t>(n * n), qnan);
+  for (i64 i = 0; i < n; ++i)
+    for (i64 j = 0; j <= i; ++j)
+      ai[static_cast<std::size_t>(j * n + i)] = i == j ? ((r() & 1) ? 1.0 : -1.0) : static_cast<double>(static_cast<int>(r() % 3) - 1);
+  std::vector<double> bi(static_cast<std::size_t>(n));
+  for (auto& v : bi) v = static_cast<double>(static_cast<int>(r() % 5) - 2);
+  for (i64 len : {i64{5}, i64{140}}) {
+    auto w2 = bi, g2 = bi;
+    trsv(t.lay, t.ul, t.tr, t.dg, len, ai.data(), n, w2.data(), 1, ref_exec(rounding::upward));
+    trsv(t.lay, t.ul, t.tr, t.dg, len, ai.data(), n, g2.data(), 1, ocl_exec(rounding::upward));
+    BOOST_TEST(count_diff(w2, g2) == 0, "len " << len);
+  }
+  const auto c2 = opencl::detail::level23_counts();
+  BOOST_TEST(c2.host_rounded - c1.host_rounded >= 5, "exact quotients, upward: rows rounded on the host");
+}
+
 // ------------------------------------------------------------------ gemm
 
 BOOST_AUTO_TEST_CASE(gemm_variants_kinds_modes) {

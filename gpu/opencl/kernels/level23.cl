@@ -302,3 +302,296 @@ __kernel void l23_scatter(__global double* y, __global const long* pos, __global
   const long k = (long)get_global_id(0);
   if (k < n) y[pos[k]] = val[k];
 }
+
+// ---------------------------------------------------------------- trsv
+//
+// The device trsv (one right-hand side): the blocked algorithm of Iakymchuk,
+// Defour, Collange, Graillat (ITNG 2015) in right-looking form, with kernel
+// boundaries only (no work-group waits for another):
+//  * every row i owns an exact accumulator in global memory: 136 digits
+//    (acc + 136 i), flags (accf[i]) and an expansion of EXALA_FPE_N doubles
+//    (fpe + 4 i), holding alpha b_i plus the products with the solutions
+//    found so far (l23_trsv_init, l23_trsv_update: one work-item per row, the
+//    only writer of that row, so no atomics are needed);
+//  * l23_trsv_diag solves one diagonal block in one work-group: each row's
+//    exact numerator is approximated by a double-double nh + nl with a
+//    rigorous bound eb, the block's own products are added as the solutions
+//    appear, and x_i is rounded on the device where l23_try_div proves the
+//    correctly rounded quotient; otherwise the kernel records the row in
+//    status[] and stops, every later kernel returns at once, and the host
+//    rounds that x_i exactly (exala::round_div on the digits plus the block's
+//    products) and relaunches from there.
+// Each x_i is thus the correctly rounded quotient of its exact numerator,
+// whichever path formed it: the bits of the reference backend.
+
+inline void l23_gadd(__global long* d, int i, ulong piece, long neg) {
+  if (piece != 0UL) d[i] += neg ? -(long)piece : (long)piece;
+}
+// exala_lsa_deposit for a row accumulator in global memory (one writer).
+void l23_g_deposit(__global long* d, double v) {
+  const ulong bits = as_ulong(v);
+  const uint biased = (uint)((bits >> 52) & 0x7FFUL);
+  const ulong mant = (bits & 0x000FFFFFFFFFFFFFUL) | ((ulong)(biased != 0u) << 52);
+  if (mant == 0UL) return;
+  const int pos = (int)biased + (biased == 0u ? 1 : 0) - 1075 - EXALA_MIN_EXP;
+  const int sh = pos & 31, i = pos >> 5;
+  const long neg = (long)(bits >> 63);
+  l23_gadd(d, i, (mant << sh) & 0xFFFFFFFFUL, neg);
+  l23_gadd(d, i + 1, (mant >> (32 - sh)) & 0xFFFFFFFFUL, neg);
+  l23_gadd(d, i + 2, (mant >> 1) >> (63 - sh), neg);
+}
+// exala_lsa_deposit_product for a row accumulator in global memory.
+void l23_g_deposit_product(__global long* d, double a, double b) {
+  const ulong ba = as_ulong(a), bb = as_ulong(b);
+  const uint ea = (uint)((ba >> 52) & 0x7FFUL), eb = (uint)((bb >> 52) & 0x7FFUL);
+  const ulong ma = (ba & 0x000FFFFFFFFFFFFFUL) | ((ulong)(ea != 0u) << 52);
+  const ulong mb = (bb & 0x000FFFFFFFFFFFFFUL) | ((ulong)(eb != 0u) << 52);
+  const ulong lo = ma * mb, hi = mul_hi(ma, mb);
+  const int pos = (int)(ea + (ea == 0u ? 1u : 0u)) + (int)(eb + (eb == 0u ? 1u : 0u)) - 2150 - EXALA_MIN_EXP;
+  const int sh = pos & 31, i = pos >> 5;
+  const long neg = (long)((ba ^ bb) >> 63);
+  const ulong q0 = lo & 0xFFFFFFFFUL, q1 = lo >> 32, q2 = hi & 0xFFFFFFFFUL, q3 = hi >> 32;
+  const int rs = 32 - sh;
+  l23_gadd(d, i, (q0 << sh) & 0xFFFFFFFFUL, neg);
+  l23_gadd(d, i + 1, ((q1 << sh) | (q0 >> rs)) & 0xFFFFFFFFUL, neg);
+  l23_gadd(d, i + 2, ((q2 << sh) | (q1 >> rs)) & 0xFFFFFFFFUL, neg);
+  l23_gadd(d, i + 3, ((q3 << sh) | (q2 >> rs)) & 0xFFFFFFFFUL, neg);
+  l23_gadd(d, i + 4, (q3 >> rs) & 0xFFFFFFFFUL, neg);
+}
+// exala_fpe_add with the residual deposited into a global row accumulator.
+inline void l23_g_fpe_add(double* f, double x, __global long* d) {
+  double e;
+  f[0] = exala_two_sum(f[0], x, &e);
+  if (e == 0.0) return;
+  f[1] = exala_two_sum(f[1], e, &x);
+  if (x == 0.0) return;
+  f[2] = exala_two_sum(f[2], x, &e);
+  if (e == 0.0) return;
+  f[3] = exala_two_sum(f[3], e, &x);
+  if (x == 0.0) return;
+  l23_g_deposit(d, x);
+}
+// Adds the exact product x w to a row's expansion / digits, and its term flags.
+inline void l23_g_add_product(double* f, __global long* d, uint* flags, double x, double w) {
+  const ulong ux = as_ulong(x), uw = as_ulong(w);
+  if (((ux << 1) != 0UL) && ((uw << 1) != 0UL))
+    *flags |= EXALA_FLAG_NOT_NEGZERO | EXALA_FLAG_NOT_POSZERO;
+  else
+    *flags |= ((ux ^ uw) >> 63) != 0UL ? EXALA_FLAG_NOT_POSZERO : EXALA_FLAG_NOT_NEGZERO;
+  *flags |= EXALA_FLAG_HAS_TERM;
+  double e;
+  const double p = exala_two_prod(x, w, &e);
+  const ulong up = as_ulong(p) & 0x7fffffffffffffffUL;
+  if (up >= 0x0370000000000000UL && up <= EXALA_FAST_MAX_BITS) {
+    l23_g_fpe_add(f, p, d);
+    if (e != 0.0) l23_g_fpe_add(f, e, d);
+  } else if (p == 0.0 && (x == 0.0 || w == 0.0)) {
+  } else if (isfinite(x) && isfinite(w)) {
+    l23_g_deposit_product(d, x, w);
+  } else {
+    *flags |= exala_special_flags(x * w);
+  }
+}
+
+// acc[i] = alpha b_i exactly (b_i = b[b_off + i b_inc]), expansions zero.
+__kernel void l23_trsv_init(__global const double* b, long b_off, long b_inc, double alpha, long n,
+                            __global long* acc, __global uint* accf, __global double* fpe) {
+  const long i = (long)get_global_id(0);
+  if (i >= n) return;
+  __global long* d = acc + i * EXALA_DIGITS;
+  for (int q = 0; q < EXALA_DIGITS; ++q) d[q] = 0;
+  double f[EXALA_FPE_N];
+  for (int k = 0; k < EXALA_FPE_N; ++k) f[k] = 0.0;
+  uint flags = 0u;
+  l23_g_add_product(f, d, &flags, alpha, b[b_off + i * b_inc]);
+  for (int k = 0; k < EXALA_FPE_N; ++k) fpe[i * EXALA_FPE_N + k] = f[k];
+  accf[i] = flags;
+}
+
+// Rows [r0, r1) add op(A)(i, l) xneg[l] for the solved columns [c0, c1).
+__kernel void l23_trsv_update(__global const double* a, long a_rs, long a_cs, __global const double* xneg,
+                              __global long* acc, __global uint* accf, __global double* fpe, long c0,
+                              long c1, long r0, long r1, __global const int* status) {
+  if (status[0] >= 0) return;
+  const long i = r0 + (long)get_global_id(0);
+  if (i >= r1) return;
+  __global long* d = acc + i * EXALA_DIGITS;
+  double f[EXALA_FPE_N];
+  for (int k = 0; k < EXALA_FPE_N; ++k) f[k] = fpe[i * EXALA_FPE_N + k];
+  uint flags = 0u;
+  __global const double* ap = a + i * a_rs;
+  for (long l = c0; l < c1; ++l) l23_g_add_product(f, d, &flags, ap[l * a_cs], xneg[l]);
+  for (int k = 0; k < EXALA_FPE_N; ++k) fpe[i * EXALA_FPE_N + k] = f[k];
+  accf[i] |= flags;
+}
+
+// Normalizes a row accumulator in global memory (one writer).
+void l23_g_normalize(__global long* sa) {
+  long carry = 0;
+  for (int i = 0; i < EXALA_DIGITS - 1; ++i) {
+    const long v = sa[i] + carry;
+    sa[i] = v & EXALA_DIGIT_MASK;
+    carry = exala_carry(v);
+  }
+  sa[EXALA_DIGITS - 1] += carry;
+}
+
+// The normalized digits as nh + nl with |S - (nh + nl)| <= *eb; 0 when S is
+// zero or beyond 2^+-900 (the exact path decides then). Same magnitude
+// extraction as l23_try_round: relative error below 2^-95.
+int l23_g_dd(__global const long* dg, double* nh, double* nl, double* eb) {
+  const long top = dg[EXALA_DIGITS - 1];
+  if (top != 0 && top != -1) return 0;
+  const int s_neg = top < 0;
+  int z = 0;
+  if (s_neg)
+    while (z < EXALA_DIGITS - 1 && dg[z] == 0) ++z;
+#define L23_GMAG(i)                                                                      \
+  ((i) < 0 ? 0UL                                                                         \
+           : (!s_neg ? (ulong)dg[(i)]                                                    \
+                     : ((i) < z ? 0UL                                                    \
+                                : ((i) == z ? 0x100000000UL - (ulong)dg[(i)]             \
+                                            : 0xffffffffUL - (ulong)dg[(i)]))))
+  int h = EXALA_DIGITS - 2;
+  while (h >= 0 && L23_GMAG(h) == 0) --h;
+  if (h < 0) return 0;
+  double vh = 0.0, vl = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    const double part = ldexp((double)L23_GMAG(h - k), -32 * k);
+    double e;
+    vh = exala_two_sum(vh, part, &e);
+    vl += e;
+  }
+#undef L23_GMAG
+  double e;
+  vh = exala_two_sum(vh, vl, &e);
+  vl = e;
+  const int E = 32 * h + EXALA_MIN_EXP;
+  if (E < -900 || E > 900) return 0;
+  *nh = ldexp(s_neg ? -vh : vh, E);
+  *nl = ldexp(s_neg ? -vl : vl, E);
+  *eb = fabs(*nh) * 0x1p-94 + 0x1p-1070;
+  return 1;
+}
+
+// nh + nl += x w (x w exact by TwoProd), the bound eb covering the two
+// roundings of the low part (each below 2^-53 of its result); 0 when the
+// product or the sum leaves the ranges where this holds.
+int l23_dd_add_product(double x, double w, double* nh, double* nl, double* eb) {
+  if (x == 0.0 || w == 0.0) return isfinite(x) && isfinite(w);
+  double e;
+  const double p = exala_two_prod(x, w, &e);
+  const ulong up = as_ulong(p) & 0x7fffffffffffffffUL;
+  if (!(up >= 0x0370000000000000UL && up <= EXALA_FAST_MAX_BITS)) return 0;
+  double err1;
+  const double s = exala_two_sum(*nh, p, &err1);
+  if (!(fabs(s) < 0x1p1000)) return 0;
+  const double t = (*nl + e) + err1;
+  *eb += (fabs(*nl) + fabs(e) + fabs(err1) + fabs(t)) * 0x1p-51;
+  double lo;
+  *nh = exala_two_sum(s, t, &lo);
+  *nl = lo;
+  return 1;
+}
+
+// The correctly rounded quotient N / d in `mode`, where N lies within eb of
+// nh + nl (|nl| <= half an ulp of nh): 1 and *out where proven, else 0.
+// qh = nh / d, r = nh - qh d exactly (fma; no underflow in the ranges
+// checked), ql = (r + nl) / d within 2^-102 |qh|, so N / d lies within
+// margin = eb / |d| (1 + 2^-40) + 2^-96 |qh| of qh + ql; the rounding is
+// decided as in l23_try_round when that interval holds no rounding boundary.
+int l23_try_div(double nh, double nl, double eb, double d, int mode, double* out) {
+  if (nh == 0.0 || !isfinite(nh) || !isfinite(d) || d == 0.0) return 0;
+  const int en = ilogb(nh), ed = ilogb(d);
+  if (en < -900 || en > 900 || ed < -900 || ed > 900 || en - ed < -900 || en - ed > 900) return 0;
+  const double qh = nh / d;
+  const double r = fma(-qh, d, nh);
+  const double ql = (r + nl) / d;
+  double tl;
+  const double th = exala_two_sum(qh, ql, &tl);
+  const double margin = (eb / fabs(d)) * (1.0 + 0x1p-40) + fabs(qh) * 0x1p-96;
+  const int neg = th < 0.0;
+  const double qc = fabs(th);
+  const double rest = neg ? -tl : tl;
+  const double gu = l23_next_up(qc) - qc, gd = qc - l23_next_down(qc);
+  double res;
+  if (mode == 0) {
+    if (!(rest + margin < 0.5 * gu && rest - margin > -0.5 * gd)) return 0;
+    res = qc;
+  } else {
+    const int up = (mode == 2 && !neg) || (mode == 3 && neg);
+    if (rest > margin)
+      res = up ? l23_next_up(qc) : qc;
+    else if (rest < -margin)
+      res = up ? qc : l23_next_down(qc);
+    else
+      return 0;
+  }
+  if (!isfinite(res) || ilogb(res) < -1020) return 0;
+  *out = neg ? -res : res;
+  return 1;
+}
+
+// Solves the diagonal block of rows [i0, i0 + rows) from solve position s0 on
+// (positions before s0 are solved: their products are added first). One
+// work-group of at least `rows` work-items; work-item r owns row i0 + r.
+// status[0] < 0: running; else the row whose x the host must form exactly
+// (status[1]: its position), and every kernel returns at once.
+__kernel void l23_trsv_diag(__global const double* a, long a_rs, long a_cs, __global double* xneg,
+                            __global long* acc, __global const uint* accf, __global double* fpe,
+                            long i0, int rows, int forward, int s0, int unit, int mode,
+                            __global int* status, __local double* lx, __local int* lstop) {
+  if (status[0] >= 0) return;
+  const int r = (int)get_local_id(0);
+  const int mine = r < rows;
+  const long i = i0 + r;
+  double nh = 0.0, nl = 0.0, eb = 0.0, dii = 1.0;
+  int ok = 0;
+  if (mine) {
+    __global long* d = acc + i * EXALA_DIGITS;
+    for (int k = 0; k < EXALA_FPE_N; ++k) {
+      const double v = fpe[i * EXALA_FPE_N + k];
+      if (v != 0.0) l23_g_deposit(d, v);
+      fpe[i * EXALA_FPE_N + k] = 0.0;
+    }
+    l23_g_normalize(d);
+    ok = (accf[i] & L23_SPECIAL) == 0u && l23_g_dd(d, &nh, &nl, &eb);
+    if (!unit) dii = a[i * a_rs + i * a_cs];
+  }
+  for (int p = 0; p < s0; ++p) {
+    const int rp = forward ? p : rows - 1 - p;
+    if (mine && ok && (forward ? r > rp : r < rp))
+      ok = l23_dd_add_product(a[i * a_rs + (i0 + rp) * a_cs], xneg[i0 + rp], &nh, &nl, &eb);
+  }
+  for (int s = s0; s < rows; ++s) {
+    const int rs = forward ? s : rows - 1 - s;
+    if (r == rs) {
+      double q = 0.0;
+      if (ok && l23_try_div(nh, nl, eb, dii, mode, &q)) {
+        lx[0] = q;
+        lstop[0] = 0;
+        xneg[i] = -q;
+      } else {
+        lstop[0] = 1;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (lstop[0] != 0) {
+      if (r == 0) {
+        status[0] = (int)(i0 + rs);
+        status[1] = s;
+      }
+      return;
+    }
+    const double xq = lx[0];
+    if (mine && ok && (forward ? r > rs : r < rs))
+      ok = l23_dd_add_product(a[i * a_rs + (i0 + rs) * a_cs], -xq, &nh, &nl, &eb);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// x[x_off + i incx] = -xneg[i].
+__kernel void l23_trsv_store(__global const double* xneg, __global double* x, long x_off, long incx, long n) {
+  const long i = (long)get_global_id(0);
+  if (i < n) x[x_off + i * incx] = -xneg[i];
+}

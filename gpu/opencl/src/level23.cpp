@@ -344,6 +344,138 @@ void solve_blocked(engine& en, const char* routine, layout lay, uplo ul, transpo
   check(q.enqueueWriteBuffer(b, CL_TRUE, 0, bh.size() * 8, bh.data()), "trsv: write x");
 }
 
+// Solves op(A) x = alpha b for one right-hand side (element e of b at
+// b[b_off + e b_inc]) on the device: the right-looking blocked algorithm of
+// Iakymchuk et al. (ITNG 2015) with exact per-row accumulators in device
+// memory and the diagonal blocks solved on the device wherever the rounding
+// of the quotient is proven (kernels l23_trsv_*, level23.cl). A row whose
+// rounding the device cannot prove stops the kernel sequence; the host forms
+// that x_i from the exact numerator (digits plus the block's products) with
+// exala::round_div, as blas2/src/trsv.cpp does, and resumes after it.
+void solve_device(engine& en, const char* routine, layout lay, uplo ul, transpose trans, diag dg, i64 n,
+                  double alpha, const cl::Buffer& a, i64 lda, const cl::Buffer& b, i64 b_off, i64 b_inc,
+                  rounding mode) {
+  if (n > (i64{1} << 30)) throw invalid_argument("n", "is above 2^30 for the opencl trsv");
+  const bool unit = dg == diag::unit;
+  const view A = op_strides(lay, trans, lda);
+  const bool forward = (ul == uplo::lower) == (trans == transpose::none);
+  if (!unit) {
+    const std::vector<double> d = en.read_strided(a, 0, lda + 1, n);
+    for (i64 i = 0; i < n; ++i)
+      if (d[static_cast<std::size_t>(i)] == 0.0) throw singular_matrix(routine, i);
+  }
+  auto& q = en.rt->queue();
+  auto& ctx = en.rt->context();
+  cl_int err = CL_SUCCESS;
+  const std::size_t un = static_cast<std::size_t>(n);
+  cl::Buffer acc(ctx, CL_MEM_READ_WRITE, un * ND * 8, nullptr, &err);
+  check(err, "trsv: clCreateBuffer");
+  cl::Buffer accf(ctx, CL_MEM_READ_WRITE, un * 4, nullptr, &err);
+  check(err, "trsv: clCreateBuffer");
+  cl::Buffer fpe(ctx, CL_MEM_READ_WRITE, un * 4 * 8, nullptr, &err);
+  check(err, "trsv: clCreateBuffer");
+  cl::Buffer xneg(ctx, CL_MEM_READ_WRITE, un * 8, nullptr, &err);
+  check(err, "trsv: clCreateBuffer");
+  cl::Buffer status(ctx, CL_MEM_READ_WRITE, 8, nullptr, &err);
+  check(err, "trsv: clCreateBuffer");
+  const cl_int running[2] = {-1, -1};
+  check(q.enqueueWriteBuffer(status, CL_FALSE, 0, 8, running), "trsv: status");
+
+  cl::Kernel init = en.rt->kernel("level23", "l23_trsv_init");
+  cl::Kernel upd = en.rt->kernel("level23", "l23_trsv_update");
+  cl::Kernel dia = en.rt->kernel("level23", "l23_trsv_diag");
+  cl::Kernel sto = en.rt->kernel("level23", "l23_trsv_store");
+  std::size_t dia_max = 0;
+  check(dia.getWorkGroupInfo(en.rt->device(), CL_KERNEL_WORK_GROUP_SIZE, &dia_max), "trsv: kernel info");
+  i64 bs = 1;
+  while (bs * 2 <= std::min<i64>(128, static_cast<i64>(dia_max))) bs *= 2;
+  const i64 nblocks = (n + bs - 1) / bs;
+  auto round_up = [](i64 v, i64 m) { return (v + m - 1) / m * m; };
+  auto set = [](cl::Kernel& k, cl_uint& idx, const auto& v) { check(k.setArg(idx++, v), "trsv: setArg"); };
+  {
+    cl_uint k = 0;
+    set(init, k, b), set(init, k, cl_long(b_off)), set(init, k, cl_long(b_inc)), set(init, k, alpha);
+    set(init, k, cl_long(n)), set(init, k, acc), set(init, k, accf), set(init, k, fpe);
+    check(q.enqueueNDRangeKernel(init, cl::NullRange, cl::NDRange(static_cast<std::size_t>(round_up(n, 64))),
+                                 cl::NDRange(64)),
+          "trsv: init");
+  }
+  auto block_rows = [&](i64 kb, i64& i0, i64& i1) {
+    i0 = forward ? kb * bs : std::max<i64>(0, n - (kb + 1) * bs);
+    i1 = forward ? std::min(n, i0 + bs) : n - kb * bs;
+  };
+  // Enqueues the diagonal solve of block kb from position s0, then the
+  // update of every later row with that block's solutions, for kb onwards.
+  auto enqueue_from = [&](i64 kb0, int s0) {
+    for (i64 kb = kb0; kb < nblocks; ++kb) {
+      i64 i0 = 0, i1 = 0;
+      block_rows(kb, i0, i1);
+      cl_uint k = 0;
+      set(dia, k, a), set(dia, k, cl_long(A.rs)), set(dia, k, cl_long(A.cs)), set(dia, k, xneg);
+      set(dia, k, acc), set(dia, k, accf), set(dia, k, fpe), set(dia, k, cl_long(i0));
+      set(dia, k, cl_int(i1 - i0)), set(dia, k, cl_int(forward)), set(dia, k, cl_int(kb == kb0 ? s0 : 0));
+      set(dia, k, cl_int(unit)), set(dia, k, cl_int(static_cast<int>(mode))), set(dia, k, status);
+      check(dia.setArg(k++, cl::Local(8)), "trsv: setArg");
+      check(dia.setArg(k++, cl::Local(4)), "trsv: setArg");
+      check(q.enqueueNDRangeKernel(dia, cl::NullRange, cl::NDRange(static_cast<std::size_t>(bs)),
+                                   cl::NDRange(static_cast<std::size_t>(bs))),
+            "trsv: diagonal block");
+      const i64 r0 = forward ? i1 : 0, r1 = forward ? n : i0;
+      if (r1 > r0) {
+        k = 0;
+        set(upd, k, a), set(upd, k, cl_long(A.rs)), set(upd, k, cl_long(A.cs)), set(upd, k, xneg);
+        set(upd, k, acc), set(upd, k, accf), set(upd, k, fpe), set(upd, k, cl_long(i0));
+        set(upd, k, cl_long(i1)), set(upd, k, cl_long(r0)), set(upd, k, cl_long(r1)), set(upd, k, status);
+        check(q.enqueueNDRangeKernel(upd, cl::NullRange,
+                                     cl::NDRange(static_cast<std::size_t>(round_up(r1 - r0, 64))), cl::NDRange(64)),
+              "trsv: update");
+      }
+    }
+  };
+  enqueue_from(0, 0);
+  for (;;) {
+    cl_int st[2] = {0, 0};
+    check(q.enqueueReadBuffer(status, CL_TRUE, 0, 8, st), "trsv: read status");
+    if (st[0] < 0) break;
+    // Row i at position s of its block: exact numerator on the host.
+    const i64 i = st[0];
+    const int s = st[1];
+    const i64 kb = forward ? i / bs : (n - 1 - i) / bs;
+    i64 i0 = 0, i1 = 0;
+    block_rows(kb, i0, i1);
+    const i64 rows = i1 - i0;
+    superaccumulator ai;
+    std::int64_t digits[ND];
+    cl_uint flags = 0;
+    check(q.enqueueReadBuffer(acc, CL_FALSE, static_cast<std::size_t>(i) * ND * 8, ND * 8, digits), "trsv: read row");
+    check(q.enqueueReadBuffer(accf, CL_TRUE, static_cast<std::size_t>(i) * 4, 4, &flags), "trsv: read row");
+    ai.fold_digits(&digits, 1);
+    ai.or_flags(flags);
+    const std::vector<double> arow = en.read_strided(a, i * A.rs + i0 * A.cs, A.cs, rows);
+    std::vector<double> xb(static_cast<std::size_t>(rows));
+    check(q.enqueueReadBuffer(xneg, CL_TRUE, static_cast<std::size_t>(i0) * 8, xb.size() * 8, xb.data()),
+          "trsv: read x block");
+    const i64 j0 = forward ? i0 : i + 1, j1 = forward ? i : i1;
+    for (i64 j = j0; j < j1; ++j)
+      ai.add_product(arow[static_cast<std::size_t>(j - i0)], xb[static_cast<std::size_t>(j - i0)]);
+    const double xi = unit ? ai.round(mode) : round_div(ai, arow[static_cast<std::size_t>(i - i0)], mode);
+    const double xn = -xi;
+    check(q.enqueueWriteBuffer(xneg, CL_FALSE, static_cast<std::size_t>(i) * 8, 8, &xn), "trsv: write x_i");
+    check(q.enqueueWriteBuffer(status, CL_TRUE, 0, 8, running), "trsv: status");
+    host_rounded += 1;
+    enqueue_from(kb, s + 1);
+  }
+  {
+    cl_uint k = 0;
+    set(sto, k, xneg), set(sto, k, b), set(sto, k, cl_long(b_off)), set(sto, k, cl_long(b_inc)),
+        set(sto, k, cl_long(n));
+    check(q.enqueueNDRangeKernel(sto, cl::NullRange, cl::NDRange(static_cast<std::size_t>(round_up(n, 64))),
+                                 cl::NDRange(64)),
+          "trsv: store");
+    check(q.finish(), "trsv: finish");
+  }
+}
+
 // round(beta * y) entrywise on device data (the conventions that read no A).
 void scale_strided(engine& en, const cl::Buffer& y, i64 span, const std::vector<i64>& pos, double beta,
                    rounding mode) {
@@ -402,8 +534,8 @@ void trsv(layout lay, uplo ul, transpose trans, diag dg, i64 n, const buffer& a,
   if (n == 0) return;
   check_span("a", a, mat_span(n, n, lda));
   engine en;
-  solve_blocked(en, "trsv", lay, ul, trans, dg, n, 1.0, detail::mem(a, *en.rt, "a"), lda,
-                detail::mem(x, *en.rt, "x"), vec_base(n, incx), incx, 0, 1, vec_span(n, incx), mode);
+  solve_device(en, "trsv", lay, ul, trans, dg, n, 1.0, detail::mem(a, *en.rt, "a"), lda,
+               detail::mem(x, *en.rt, "x"), vec_base(n, incx), incx, mode);
 }
 
 // Correctly rounded gemm on device data (ExBLAS-style exact dot products per
@@ -509,8 +641,8 @@ void hook_trsv(const char* routine, layout lay, uplo ul, transpose trans, diag d
   buffer xd = upload(x, vec_span(n, incx));
   {
     engine en;
-    solve_blocked(en, routine, lay, ul, trans, dg, n, alpha, detail::mem(ad, *en.rt, "a"), lda,
-                  detail::mem(xd, *en.rt, "x"), vec_base(n, incx), incx, 0, 1, vec_span(n, incx), mode);
+    solve_device(en, routine, lay, ul, trans, dg, n, alpha, detail::mem(ad, *en.rt, "a"), lda,
+                 detail::mem(xd, *en.rt, "x"), vec_base(n, incx), incx, mode);
   }
   xd.read(x, static_cast<std::size_t>(vec_span(n, incx)));
 }
