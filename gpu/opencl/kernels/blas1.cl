@@ -13,8 +13,8 @@
 // and tiny or huge products are deposited exactly. Each group writes column
 // group_id of `partial` (common.cl, exala_lsa_write).
 
-// One sum term v (already |x_i| for asum), exactly: expansion, direct
-// deposit, or flags only.
+// Exact (Collange et al., ParCo 2015): adds one sum term v (already |x_i|
+// for asum) by the expansion, a direct deposit, or flags only.
 inline void exala_sum_term(double* a, uint* flags, double v, volatile __local long* sa) {
   const ulong mag = as_ulong(v) & 0x7FFFFFFFFFFFFFFFUL;
   if (mag - 1UL < EXALA_FAST_MAX_BITS) {  // 0 < |v| <= 2^960 (0 wraps around)
@@ -30,8 +30,9 @@ inline void exala_sum_term(double* a, uint* flags, double v, volatile __local lo
   }
 }
 
-// One dot term u * v, exactly: TwoProd into the expansion (p at level 0, its
-// error at level 1), an exact integer product, or flags only.
+// Exact (Collange et al., ParCo 2015; ExBLAS): adds one dot term u * v by
+// TwoProd into the expansion (p at level 0, its error at level 1), an exact
+// integer product, or flags only.
 inline void exala_dot_term(double* a, uint* flags, double u, double v, volatile __local long* sa) {
   double e;
   const double p = exala_two_prod(u, v, &e);

@@ -63,7 +63,8 @@
 #define EXALA_FLAG_NOT_POSZERO 32u
 #define EXALA_FLAGS_NONZERO (EXALA_FLAG_HAS_TERM | EXALA_FLAG_NOT_NEGZERO | EXALA_FLAG_NOT_POSZERO)
 
-// Knuth's TwoSum: s + *e == a + b exactly (no overflow), s = fl(a + b).
+// Exact: s + *e == a + b (no overflow), s = fl(a + b); Knuth's TwoSum (TAOCP
+// vol. 2), as used by Collange et al. (ParCo 2015).
 inline double exala_two_sum(double a, double b, double* e) {
   const double s = a + b;
   const double bb = s - a;
@@ -71,8 +72,8 @@ inline double exala_two_sum(double a, double b, double* e) {
   return s;
 }
 
-// TwoProd with a correctly rounded fma: p + *e == a * b exactly when
-// 2^-968 <= |p| <= DBL_MAX. p is formed as fma(a, b, 0), which is fl(a * b)
+// Exact: p + *e == a * b when 2^-968 <= |p| <= DBL_MAX; TwoProd with a
+// correctly rounded fma (Ogita, Rump, Oishi, SISC 2005). p is formed as fma(a, b, 0), which is fl(a * b)
 // except that an exact -0 product gives +0 (callers never use the sign of a
 // zero p): so a compiler that ignored FP_CONTRACT OFF still could not fuse
 // the product into a later addition (p + a0 must add the ROUNDED product).
@@ -82,26 +83,29 @@ inline double exala_two_prod(double a, double b, double* e) {
   return p;
 }
 
-// Term flags of one finite term with these bits (superaccumulator::zero_flags
-// plus has_term).
+// Exact bookkeeping: the term flags of one finite term with these bits
+// (superaccumulator::zero_flags plus has_term).
 inline uint exala_term_flags(ulong bits) {
   return EXALA_FLAG_HAS_TERM | (bits == 0x8000000000000000UL ? 0u : EXALA_FLAG_NOT_NEGZERO) |
          (bits == 0UL ? 0u : EXALA_FLAG_NOT_POSZERO);
 }
 
-// Flags of a special term v (inf or NaN), as superaccumulator::add_special.
+// Exact bookkeeping: the flags of a special term v (inf or NaN), as
+// superaccumulator::add_special (IEEE semantics kept beside the digits).
 inline uint exala_special_flags(double v) {
   return EXALA_FLAGS_NONZERO |
          (isnan(v) ? EXALA_FLAG_NAN : (signbit(v) ? EXALA_FLAG_NEG_INF : EXALA_FLAG_POS_INF));
 }
 
-// Adds the signed piece (|piece| < 2^32) to digit i.
+// Exact: adds the signed piece (|piece| < 2^32) to digit i (integer atomics:
+// the order of the group's deposits cannot change the digits).
 inline void exala_lsa_add(volatile __local long* sa, int i, ulong piece, long neg) {
   if (piece != 0UL) atom_add(&sa[i], neg ? -(long)piece : (long)piece);
 }
 
-// Deposits the finite double v exactly: its significand m < 2^53 at its bit
-// position, cut into three pieces of less than 2^32 (exact; flags untouched).
+// Exact: deposits the finite double v, its significand m < 2^53 at its bit
+// position cut into three pieces of less than 2^32 (flags untouched); the
+// long accumulator of Kulisch, with the layout of Collange et al. (2015).
 inline void exala_lsa_deposit(volatile __local long* sa, double v) {
   const ulong bits = as_ulong(v);
   const uint biased = (uint)((bits >> 52) & 0x7FFUL);
@@ -116,7 +120,8 @@ inline void exala_lsa_deposit(volatile __local long* sa, double v) {
   exala_lsa_add(sa, i + 2, (mant >> 1) >> (63 - sh), neg);  // bits 64.. (0 when sh == 0)
 }
 
-// Deposits the exact product a * b of finite nonzero doubles: the 106-bit
+// Exact: deposits the product a * b of finite nonzero doubles (Kulisch's
+// exact dot product, for the products TwoProd cannot split): the 106-bit
 // integer product of the significands at bit position ea + eb - 2150 above
 // EXALA_MIN_EXP (>= 28; the top piece lands at most at digit 132), cut into
 // five pieces of less than 2^32.
@@ -139,8 +144,9 @@ inline void exala_lsa_deposit_product(volatile __local long* sa, double a, doubl
   exala_lsa_add(sa, i + 4, (q3 >> rs) & 0xFFFFFFFFUL, neg);
 }
 
-// Adds x (finite, |x| <= 2^960) to the expansion a[0..EXALA_FPE_N) exactly:
-// a TwoSum per level, leaving as soon as the remainder is zero; a remainder
+// Exact: adds x (finite, |x| <= 2^960) to the expansion a[0..EXALA_FPE_N),
+// the floating-point expansion level of Collange et al. (ParCo 2015): a
+// TwoSum per level, leaving as soon as the remainder is zero; a remainder
 // left after the last level is deposited into the local superaccumulator.
 // Invariant: sum(a) + deposits == sum of the terms added.
 inline void exala_fpe_add(double* a, double x, volatile __local long* sa) {
@@ -156,9 +162,9 @@ inline void exala_fpe_add(double* a, double x, volatile __local long* sa) {
   exala_lsa_deposit(sa, x);
 }
 
-// As exala_fpe_add, starting at level 1: for terms far below a[0] (the
-// TwoProd error of a product that went to level 0), which would only pass
-// through level 0 unchanged. Exactness does not depend on the level a term
+// Exact, as exala_fpe_add (Collange et al., ParCo 2015), starting at level
+// 1: for terms far below a[0] (the TwoProd error of a product that went to
+// level 0), which would only pass through level 0 unchanged. Exactness does not depend on the level a term
 // enters at; only the number of TwoSums does.
 inline void exala_fpe_add1(double* a, double x, volatile __local long* sa) {
   double e;
@@ -171,7 +177,8 @@ inline void exala_fpe_add1(double* a, double x, volatile __local long* sa) {
   exala_lsa_deposit(sa, e);
 }
 
-// Deposits the expansion into the local superaccumulator (end of a work-item).
+// Exact: deposits the expansion into the local superaccumulator (end of a
+// work-item; Collange et al., ParCo 2015).
 inline void exala_fpe_flush(const double* a, volatile __local long* sa) {
   for (int k = 0; k < EXALA_FPE_N; ++k) exala_lsa_deposit(sa, a[k]);
 }
@@ -184,11 +191,12 @@ inline void exala_lsa_init(volatile __local long* sa, volatile __local uint* fla
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// Floor of d / 2^32, exactly (d - low 32 bits is a multiple of 2^32).
+// Exact: floor(d / 2^32) (d minus its low 32 bits is a multiple of 2^32).
 inline long exala_carry(long d) { return (d - (d & EXALA_DIGIT_MASK)) / 0x100000000L; }
 
-// Writes the group's digits and flags as column `group` of the digit-major
-// array out[(EXALA_DIGITS + 1) * groups]: out[j * groups + group] is digit j
+// Exact (the value is unchanged by the carry step): writes the group's
+// digits and flags as column `group` of the digit-major array
+// out[(EXALA_DIGITS + 1) * groups]: out[j * groups + group] is digit j
 // after one parallel carry step (low 32 bits plus the carry of digit j - 1;
 // the top digit keeps its sign and all of its value), so every written digit
 // lies in (-2^31, 2^32 + 2^31); row EXALA_DIGITS holds the flags. All
@@ -208,7 +216,8 @@ inline void exala_lsa_write(volatile __local long* sa, volatile __local uint* fl
   }
 }
 
-// Sums row j (= group id, 0..EXALA_DIGITS) of the digit-major partials over
+// Exact (integer sums; Collange et al., ParCo 2015, global merge): sums row
+// j (= group id, 0..EXALA_DIGITS) of the digit-major partials over
 // `groups` columns: digits are added, the flags row is OR-ed. One work-group
 // per row, a power-of-two local size, `scratch` of local-size longs. With
 // groups < 2^27 each sum stays below 2^61 in magnitude, as
