@@ -358,8 +358,12 @@ void l23_g_deposit_product(__global long* d, double a, double b) {
   l23_gadd(d, i + 3, ((q3 << sh) | (q2 >> rs)) & 0xFFFFFFFFUL, neg);
   l23_gadd(d, i + 4, (q3 >> rs) & 0xFFFFFFFFUL, neg);
 }
+// Flag bit (beside superaccumulator's six) set once a row's digits received
+// a deposit; until then the row's exact value is its expansion alone.
+#define L23_DIGITS_USED 64u
+
 // exala_fpe_add with the residual deposited into a global row accumulator.
-inline void l23_g_fpe_add(double* f, double x, __global long* d) {
+inline void l23_g_fpe_add(double* f, double x, __global long* d, uint* flags) {
   double e;
   f[0] = exala_two_sum(f[0], x, &e);
   if (e == 0.0) return;
@@ -370,6 +374,7 @@ inline void l23_g_fpe_add(double* f, double x, __global long* d) {
   f[3] = exala_two_sum(f[3], e, &x);
   if (x == 0.0) return;
   l23_g_deposit(d, x);
+  *flags |= L23_DIGITS_USED;
 }
 // Adds the exact product x w to a row's expansion / digits, and its term flags.
 inline void l23_g_add_product(double* f, __global long* d, uint* flags, double x, double w) {
@@ -383,11 +388,12 @@ inline void l23_g_add_product(double* f, __global long* d, uint* flags, double x
   const double p = exala_two_prod(x, w, &e);
   const ulong up = as_ulong(p) & 0x7fffffffffffffffUL;
   if (up >= 0x0370000000000000UL && up <= EXALA_FAST_MAX_BITS) {
-    l23_g_fpe_add(f, p, d);
-    if (e != 0.0) l23_g_fpe_add(f, e, d);
+    l23_g_fpe_add(f, p, d, flags);
+    if (e != 0.0) l23_g_fpe_add(f, e, d, flags);
   } else if (p == 0.0 && (x == 0.0 || w == 0.0)) {
   } else if (isfinite(x) && isfinite(w)) {
     l23_g_deposit_product(d, x, w);
+    *flags |= L23_DIGITS_USED;
   } else {
     *flags |= exala_special_flags(x * w);
   }
@@ -548,14 +554,35 @@ __kernel void l23_trsv_diag(__global const double* a, long a_rs, long a_cs, __gl
   double nh = 0.0, nl = 0.0, eb = 0.0, dii = 1.0;
   int ok = 0;
   if (mine) {
-    __global long* d = acc + i * EXALA_DIGITS;
-    for (int k = 0; k < EXALA_FPE_N; ++k) {
-      const double v = fpe[i * EXALA_FPE_N + k];
-      if (v != 0.0) l23_g_deposit(d, v);
-      fpe[i * EXALA_FPE_N + k] = 0.0;
+    const uint fl = accf[i];
+    if ((fl & L23_DIGITS_USED) != 0u) {
+      // Digits in use: flush the expansion into them, normalize, read the top.
+      __global long* d = acc + i * EXALA_DIGITS;
+      for (int k = 0; k < EXALA_FPE_N; ++k) {
+        const double v = fpe[i * EXALA_FPE_N + k];
+        if (v != 0.0) l23_g_deposit(d, v);
+        fpe[i * EXALA_FPE_N + k] = 0.0;
+      }
+      l23_g_normalize(d);
+      ok = (fl & L23_SPECIAL) == 0u && l23_g_dd(d, &nh, &nl, &eb);
+    } else {
+      // The usual case: the value is the expansion's EXALA_FPE_N terms
+      // (|terms| <= 2^1023), summed by TwoSum with the rounding errors of the
+      // low part bounded (below 2^-53 of each partial sum of magnitudes).
+      double lo = 0.0, mag = 0.0;
+      nh = fpe[i * EXALA_FPE_N];
+      for (int k = 1; k < EXALA_FPE_N; ++k) {
+        double e;
+        nh = exala_two_sum(nh, fpe[i * EXALA_FPE_N + k], &e);
+        lo += e;
+        mag += fabs(e) + fabs(lo);
+      }
+      double e;
+      nh = exala_two_sum(nh, lo, &e);
+      nl = e;
+      eb = mag * 0x1p-50 + 0x1p-1070;
+      ok = (fl & L23_SPECIAL) == 0u && nh != 0.0 && fabs(nh) < 0x1p1000 && fabs(nh) > 0x1p-900;
     }
-    l23_g_normalize(d);
-    ok = (accf[i] & L23_SPECIAL) == 0u && l23_g_dd(d, &nh, &nl, &eb);
     if (!unit) dii = a[i * a_rs + i * a_cs];
   }
   for (int p = 0; p < s0; ++p) {

@@ -448,9 +448,15 @@ void solve_device(engine& en, const char* routine, layout lay, uplo ul, transpos
     std::int64_t digits[ND];
     cl_uint flags = 0;
     check(q.enqueueReadBuffer(acc, CL_FALSE, static_cast<std::size_t>(i) * ND * 8, ND * 8, digits), "trsv: read row");
+    double terms[4] = {0.0, 0.0, 0.0, 0.0};
+    check(q.enqueueReadBuffer(fpe, CL_FALSE, static_cast<std::size_t>(i) * 4 * 8, 4 * 8, terms), "trsv: read row");
     check(q.enqueueReadBuffer(accf, CL_TRUE, static_cast<std::size_t>(i) * 4, 4, &flags), "trsv: read row");
+    // The row's exact value: digits plus its expansion (finite terms; the
+    // term flags are complete in accf, whose bit 64 is the kernels' own).
     ai.fold_digits(&digits, 1);
-    ai.or_flags(flags);
+    for (double v : terms)
+      if (v != 0.0) ai.deposit(v);
+    ai.or_flags(flags & 63u);
     const std::vector<double> arow = en.read_strided(a, i * A.rs + i0 * A.cs, A.cs, rows);
     std::vector<double> xb(static_cast<std::size_t>(rows));
     check(q.enqueueReadBuffer(xneg, CL_TRUE, static_cast<std::size_t>(i0) * 8, xb.size() * 8, xb.data()),
