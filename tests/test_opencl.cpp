@@ -6,7 +6,9 @@
 //  * device listing and selection (index, platform-only and substring specs,
 //    a bad spec named in the error, EXALA_OPENCL_DEVICE honoured in a fresh
 //    process: ctest entries test_opencl_env_*), buffers bound to their device;
-//  * buffer round trips with offsets, range errors;
+//  * buffer round trips with offsets, range errors; the programs' build
+//    options (no relaxed math), a compile error carrying its build log;
+//    concurrent calls from several threads;
 //  * sum, asum, dot, nrm2 on random data of many kinds (uniform, wide,
 //    subnormals and the full range, ties with far sticky bits, cancellation
 //    to a tiny remainder, terms near DBL_MAX whose exact sum overflows,
@@ -31,12 +33,14 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "exala/blas1.hpp"
 #include "exala/detail/opencl_hooks.hpp"
 #include "exala/error.hpp"
 #include "exala/opencl.hpp"
+#include "runtime.hpp"  // gpu/opencl/src: the program cache and build options
 #include "test_common.hpp"
 
 namespace utf = boost::unit_test;
@@ -386,6 +390,58 @@ BOOST_AUTO_TEST_CASE(buffer_round_trips, *utf::precondition(device_present)) {
   BOOST_TEST(bits(ocl::sum(0, empty, 1)) == 0u);
   BOOST_CHECK_EXCEPTION(ocl::buffer(nullptr, 3), exala::invalid_argument,
                         [](const exala::invalid_argument& e) { return e.argument() == "data"; });
+}
+
+// Programs are built with "-cl-std=CL1.2" only, once per context; a kernel
+// that does not compile gives an exala::error with the build log.
+BOOST_AUTO_TEST_CASE(programs, *utf::precondition(device_present)) {
+  namespace d = exala::opencl::detail;
+  auto rt = d::current_runtime();
+  const cl::Program p = rt->program("blas1");
+  std::string opts;
+  BOOST_TEST(p.getBuildInfo(rt->device(), CL_PROGRAM_BUILD_OPTIONS, &opts) == CL_SUCCESS);
+  opts = opts.c_str();
+  BOOST_TEST(opts == "-cl-std=CL1.2");
+  for (const char* bad : {"relaxed", "mad", "unsafe", "fast", "finite", "denorms"})
+    BOOST_TEST(opts.find(bad) == std::string::npos, opts);
+  BOOST_TEST(rt->program("blas1")() == p());  // cached: the same program object
+  BOOST_CHECK_EXCEPTION(rt->program("no_such_program"), exala::error, [](const exala::error& e) {
+    return std::string(e.what()).find("'no_such_program' is not embedded") != std::string::npos;
+  });
+  BOOST_CHECK_EXCEPTION(rt->build("broken", "__kernel void f(__global double* x) { x[0] = undeclared_name; }"),
+                        exala::error, [](const exala::error& e) {
+                          const std::string w = e.what();
+                          return w.find("'broken'") != std::string::npos &&
+                                 w.find("build log") != std::string::npos &&
+                                 w.find("undeclared_name") != std::string::npos;
+                        });
+  BOOST_CHECK_EXCEPTION(rt->kernel("blas1", "exala_no_such_kernel"), exala::error, [](const exala::error& e) {
+    return std::string(e.what()).find("exala_no_such_kernel") != std::string::npos;
+  });
+}
+
+// Several threads at once (device-resident and host hooks): the same bits.
+BOOST_AUTO_TEST_CASE(concurrent_calls, *utf::precondition(device_present)) {
+  rng_t r(7007);
+  std::vector<double> x(30011), y(30011);
+  for (auto& v : x) v = random_exp(r, -300, 300);
+  for (auto& v : y) v = random_exp(r, -300, 300);
+  const double want_dot = exala::dot(x, y, exala::exec{backend::reference});
+  const double want_sum = exala::sum(x, exala::exec{backend::reference});
+  const ocl::buffer bx(x), by(y);
+  std::vector<int> bad(4, 0);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&, t] {
+      for (int k = 0; k < 10; ++k) {
+        const auto n = static_cast<std::int64_t>(x.size());
+        if (!same_bits(ocl::dot(n, bx, 1, by, 1), want_dot)) ++bad[t];
+        if (!same_bits(exala::sum(x, exala::exec{backend::opencl}), want_sum)) ++bad[t];
+        if (!same_bits(exala::dot(x, y, exala::exec{backend::opencl}), want_dot)) ++bad[t];
+      }
+    });
+  for (auto& th : ts) th.join();
+  for (int t = 0; t < 4; ++t) BOOST_TEST(bad[t] == 0, "thread " << t);
 }
 
 BOOST_AUTO_TEST_CASE(argument_errors, *utf::precondition(device_present)) {

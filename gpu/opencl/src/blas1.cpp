@@ -144,7 +144,8 @@ superaccumulator device_reduce(op o, std::int64_t n, const buffer& x, std::int64
 constexpr std::int64_t host_chunk = std::int64_t{1} << 24;
 
 // Uploads logical elements [c, c + m) of the BLAS vector (p, inc, n) into
-// scratch slot `slot` and returns the device view: unit increments go up as
+// scratch slot `slot` (or wraps them, on a CPU device that shares host
+// memory) and returns the device view: unit increments go up as
 // one contiguous region (a negative one read backwards on the device, so
 // pairs stay paired), increment 0 as one element, other increments packed
 // on the host first. `pack` keeps packed data alive until the reduction ends.
@@ -179,9 +180,17 @@ dvec upload(runtime& rt, int slot, const double* p, std::int64_t inc, std::int64
     start = 0;
     dinc = 1;
   }
-  keep = rt.scratch(slot, static_cast<std::size_t>(count) * sizeof(double));
-  check(rt.queue().enqueueWriteBuffer(keep, CL_FALSE, 0, static_cast<std::size_t>(count) * sizeof(double), src),
-        "uploading a vector");
+  const std::size_t bytes = static_cast<std::size_t>(count) * sizeof(double);
+  if (rt.zero_copy()) {
+    // A CPU device reads the host data in place (read-only: never written).
+    cl_int err = CL_SUCCESS;
+    keep = cl::Buffer(rt.context(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes, const_cast<double*>(src),
+                      &err);
+    check(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)");
+    return {&keep, start, dinc};
+  }
+  keep = rt.scratch(slot, bytes);
+  check(rt.queue().enqueueWriteBuffer(keep, CL_FALSE, 0, bytes, src), "uploading a vector");
   return {&keep, start, dinc};
 }
 

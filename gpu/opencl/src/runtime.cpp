@@ -246,6 +246,11 @@ runtime::runtime(const cl::Platform& platform, const cl::Device& device, const d
   local_size_ = want;
   const std::size_t cu = info_.compute_units > 0 ? static_cast<std::size_t>(info_.compute_units) : 1;
   groups_ = env_size("EXALA_OPENCL_GROUPS_PER_CU", info_.gpu ? 8 : 4, 4096) * cu;
+  cl_bool unified = CL_FALSE;
+  cl_device_type type = 0;
+  device_.getInfo(CL_DEVICE_HOST_UNIFIED_MEMORY, &unified);
+  device_.getInfo(CL_DEVICE_TYPE, &type);
+  zero_copy_ = unified == CL_TRUE && (type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
 cl::Program runtime::program(const std::string& name) {
@@ -253,28 +258,34 @@ cl::Program runtime::program(const std::string& name) {
   if (auto it = programs_.find(name); it != programs_.end()) return it->second;
   std::size_t count = 0;
   const embedded_source* table = embedded_sources(count);
-  const char* common = nullptr;
   const char* own = nullptr;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (std::string_view(table[i].name) == "common") common = table[i].text;
+  for (std::size_t i = 0; i < count; ++i)
     if (name == table[i].name) own = table[i].text;
-  }
-  if (common == nullptr || own == nullptr || name == "common")
+  if (own == nullptr || name == "common")
     throw error("exala: OpenCL program '" + name + "' is not embedded in this library");
-  const std::string source = std::string(common) + "\n" + own;
+  cl::Program prog = build(name, own);
+  programs_.emplace(name, prog);
+  return prog;
+}
+
+cl::Program runtime::build(const std::string& name, const std::string& text) {
+  std::size_t count = 0;
+  const embedded_source* table = embedded_sources(count);
+  const char* common = nullptr;
+  for (std::size_t i = 0; i < count; ++i)
+    if (std::string_view(table[i].name) == "common") common = table[i].text;
+  if (common == nullptr) throw error("exala: OpenCL program 'common' is not embedded in this library");
+  const std::string source = std::string(common) + "\n" + text;
   cl_int err = CL_SUCCESS;
   cl::Program prog(context_, source, false, &err);
   check(err, "clCreateProgramWithSource(" + name + ")");
-  // OpenCL 1.2, nothing else: no -cl-fast-relaxed-math, -cl-mad-enable or
-  // -cl-unsafe-math-optimizations (they would break TwoSum/TwoProd).
-  err = prog.build(std::vector<cl::Device>{device_}, "-cl-std=CL1.2");
+  err = prog.build(std::vector<cl::Device>{device_}, build_options);
   if (err != CL_SUCCESS) {
     std::string log;
     prog.getBuildInfo(device_, CL_PROGRAM_BUILD_LOG, &log);
     throw error("exala: OpenCL program '" + name + "' (common.cl + " + name + ".cl) failed to build on " +
                 describe(info_) + ": " + error_name(err) + "\nbuild log:\n" + log);
   }
-  programs_.emplace(name, prog);
   return prog;
 }
 

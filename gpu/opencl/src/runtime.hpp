@@ -60,9 +60,16 @@ class runtime {
   const cl::Device& device() const noexcept { return device_; }
   cl::CommandQueue& queue() noexcept { return queue_; }
 
+  // The options every program is built with: OpenCL C 1.2 and nothing else
+  // (never -cl-fast-relaxed-math, -cl-mad-enable,
+  // -cl-unsafe-math-optimizations: they would break TwoSum/TwoProd).
+  static constexpr const char* build_options = "-cl-std=CL1.2";
+
   // The program `name` (common.cl + <name>.cl), built at its first use in
   // this runtime. A build failure throws exala::error with the build log.
   cl::Program program(const std::string& name);
+  // Builds common.cl + `text` now, uncached (tests; program() uses it).
+  cl::Program build(const std::string& name, const std::string& text);
   // A new kernel object of that program (kernel objects hold their
   // arguments, so each launch site makes its own or keeps it under a lock).
   cl::Kernel kernel(const std::string& program_name, const std::string& kernel_name);
@@ -78,6 +85,10 @@ class runtime {
 
   // Work-group size used by the reduction kernels on this device and the
   // number of work-groups that fills it.
+  // True for a CPU device sharing host memory (PoCL): host data can be
+  // wrapped in a buffer (CL_MEM_USE_HOST_PTR) instead of copied.
+  bool zero_copy() const noexcept { return zero_copy_; }
+
   std::size_t reduction_local_size() const noexcept { return local_size_; }
   std::size_t reduction_groups() const noexcept { return groups_; }
 
@@ -94,6 +105,7 @@ class runtime {
   cl::Buffer scratch_[8];
   std::size_t scratch_bytes_[8] = {};
   std::size_t local_size_ = 64;
+  bool zero_copy_ = false;
   std::size_t groups_ = 1;
 };
 
