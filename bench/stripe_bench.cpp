@@ -6,6 +6,7 @@
 //   exala-bench-stripe ooc --n N --workdir DIR --cache BYTES [--order O] [--meta M]
 //                          [--stripe S] [--substripe S'] [--threads T] [--io-threads K]
 //                          [--drop-page-cache] [--baseline-n NB] [--seed S]
+//   --engine cpu|cuda (both modes): the stripe LU's engine (cuda: built with CUDA)
 //
 // incore: R interleaved repetitions of (our factorization of a uniform
 // [-0.5, 0.5] matrix, dgetrf_ of the same matrix), medians; both with T
@@ -36,6 +37,9 @@
 
 #include "exala/error.hpp"
 #include "exala/stripe_lu.hpp"
+#ifdef EXALA_BENCH_HAVE_CUDA
+#include "exala/cuda.hpp"  // registers --engine cuda
+#endif
 
 extern "C" {
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
@@ -52,7 +56,7 @@ struct args {
   i64 n = 0, stripe = 0, substripe = 0, meta = 0, baseline_n = -1;
   int threads = 2, io_threads = 2, reps = 3;
   std::uint64_t cache = 0, seed = 1;
-  std::string workdir, order = "zigzag", pivot = "local";
+  std::string workdir, order = "zigzag", pivot = "local", engine = "cpu";
   bool drop = false;
 };
 
@@ -107,6 +111,7 @@ args parse(int argc, char** argv) {
     else if (k == "--workdir") a.workdir = v;
     else if (k == "--order") a.order = v;
     else if (k == "--pivot") a.pivot = v;
+    else if (k == "--engine") a.engine = v;
     else usage("unknown option '" + std::string(k) + "'");
   }
   if (a.n < 1) usage("--n must be >= 1");
@@ -159,6 +164,7 @@ exala::stripe_lu_options make_options(const args& a) {
   o.io_threads = a.io_threads;
   o.cache_bytes = a.cache;
   o.drop_page_cache = a.drop;
+  o.engine = a.engine;
   o.resume = false;
   return o;
 }

@@ -124,6 +124,8 @@ struct stripe_lu_options {
   // the stripes modified in the cache are written behind, which bounds the
   // work a killed run loses; 0: after every group.
   double checkpoint_interval_s = 30;
+  // "cpu" (the system BLAS), or "cuda" (cuBLAS/cuSOLVER: needs a build with
+  // CUDA and a program linking exala::gpu_cuda, see exala/cuda.hpp).
   std::string engine = "cpu";
   std::function<void(const stripe_lu_progress&)> on_progress;
   double progress_interval_s = 0.5;
@@ -143,6 +145,8 @@ struct stripe_lu_report {
   std::uint64_t peak_cache_bytes = 0;
   double min_pivot_ratio = 0;        // min |u_jj| / max|a_ij|
   double io_wait_seconds = 0;        // compute thread waiting for stripes or lu_ writes
+  double pin_seconds = 0;            // in core on a device engine: pinning host memory (not in factor_seconds)
+  std::string device;                // the device of a device engine ("" for cpu)
 };
 
 struct refine_report {

@@ -14,7 +14,9 @@
 // a tile, not how. (Bits may differ between BLAS libraries or CPUs.)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -49,7 +51,60 @@ class dense_engine {
   // order, swap rows i and ipiv[i] (0-based, relative to a), as dlaswp.
   virtual void laswp(std::int64_t ncols, double* a, std::int64_t lda, std::int64_t k1,
                      std::int64_t k2, const std::int64_t* ipiv) = 0;
+  // out[j] = a[j + j*lda], j < k, into host memory (the pivot checks read the
+  // diagonal through this, so that a device engine's operands may be device
+  // pointers).
+  virtual void read_diagonal(const double* a, std::int64_t lda, std::int64_t k, double* out) {
+    for (std::int64_t j = 0; j < k; ++j) out[j] = a[j + j * lda];
+  }
 };
+
+// An engine whose operands live in its own (device) memory: every pointer
+// passed to the dense_engine calls above must come from alloc(). The stripe LU
+// moves host stripes in and out with the asynchronous copies below (see
+// device_driver.hpp). Work is ordered on three queues: h2d (uploads), compute
+// (every dense_engine call) and d2h (downloads); events order them.
+class device_engine : public dense_engine {
+ public:
+  enum queue { h2d = 0, compute = 1, d2h = 2 };
+  using event = int;  // an index into the engine's event pool
+
+  // Device memory that a new allocation may still take (bytes).
+  virtual std::size_t free_bytes() = 0;
+  // count doubles of device memory (throws exala::error naming `what` when
+  // the device is out of memory); release() frees it.
+  virtual double* alloc(std::size_t count, const char* what) = 0;
+  virtual void release(double* p) noexcept = 0;
+  // Pins host memory for asynchronous copies (best effort: false when the
+  // system refuses; copies then still work, synchronously). unpin() undoes it.
+  virtual bool pin(void* p, std::size_t bytes) = 0;
+  virtual void unpin(void* p) noexcept = 0;
+  // rows x cols column-major copies, host (ldh) -> device (ldd) on the h2d
+  // queue and device -> host on the d2h queue.
+  virtual void upload(const double* host, std::int64_t ldh, double* dev, std::int64_t ldd,
+                      std::int64_t rows, std::int64_t cols) = 0;
+  virtual void download(const double* dev, std::int64_t ldd, double* host, std::int64_t ldh,
+                        std::int64_t rows, std::int64_t cols) = 0;
+  // An event recorded now on queue q; wait(q, e) makes queue q wait for it;
+  // sync(e) blocks the host until it has happened. An event handle stays
+  // valid for the next 4096 records (a ring), which bounds what a driver may
+  // keep outstanding.
+  virtual event record(queue q) = 0;
+  virtual void wait(queue q, event e) = 0;
+  virtual void sync(event e) = 0;
+  // Blocks until every queue is idle (and reports a device error, if any).
+  virtual void sync_all() = 0;
+  // A few words on the device (name, memory) for reports.
+  virtual std::string device_name() const = 0;
+};
+
+// Device engines are provided by the gpu layer, which sits above the solvers:
+// it registers a factory under the engine name ("cuda") when a program links
+// it (exala/cuda.hpp). make_device_engine returns nullptr for a name that was
+// never registered.
+using device_engine_factory = std::function<std::unique_ptr<device_engine>(int threads)>;
+void register_device_engine(const std::string& name, device_engine_factory f);
+std::unique_ptr<device_engine> make_device_engine(const std::string& name, int threads);
 
 // The CPU engine over the system BLAS/LAPACK (dgemm_, dtrsm_, dgetrf_;
 // OpenBLAS on the reference setup). threads <= 0: all hardware threads.

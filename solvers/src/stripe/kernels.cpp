@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "exala/error.hpp"
 #include "exala/stripe_lu.hpp"
@@ -48,10 +49,12 @@ void check_block(const block& b, const char* name) {
 
 // Scans the diagonal of the k x k U block at u (ld) and throws for the first
 // bad pivot; col is the global column of u's first column.
-void check_pivots(const double* u, std::int64_t ld, std::int64_t k, std::int64_t col,
-                  double threshold) {
+void check_pivots(dense_engine& e, const double* u, std::int64_t ld, std::int64_t k,
+                  std::int64_t col, double threshold) {
+  std::vector<double> d(static_cast<std::size_t>(k));
+  e.read_diagonal(u, ld, k, d.data());
   for (std::int64_t j = 0; j < k; ++j) {
-    const double v = u[j + j * ld];
+    const double v = d[static_cast<std::size_t>(j)];
     if (v == 0) throw singular_pivot(col + j, 0.0, threshold, "zero");
     if (!std::isfinite(v)) throw singular_pivot(col + j, std::fabs(v), threshold, "non-finite");
     if (std::fabs(v) <= threshold)
@@ -86,7 +89,7 @@ void factor_stripe_local(dense_engine& e, const block& s, std::int64_t r0, std::
     // The same interchanges on every other valid column of the stripe.
     if (dc > s.col0) e.laswp(dc - s.col0, s.data, ld, c, c + b, ipiv);
     if (dc + b < n) e.laswp(n - dc - b, s.col(dc + b), ld, c, c + b, ipiv);
-    check_pivots(diag, ld, b, dc, threshold);
+    check_pivots(e, diag, ld, b, dc, threshold);
     const std::int64_t right = n - dc - b;      // columns right of the block
     const std::int64_t below = s.rows - c - b;  // stripe rows below the substripe
     // U12 := L11^-1 A12
@@ -136,7 +139,7 @@ void factor_partial(dense_engine& e, std::int64_t n, double* a, std::int64_t lda
     double* panel = a + J + J * lda;
     e.getrf(n - J, jb, panel, lda, ipiv + J);
     for (std::int64_t i = J; i < J + jb; ++i) ipiv[i] += J;
-    check_pivots(panel, lda, jb, J, threshold);
+    check_pivots(e, panel, lda, jb, J, threshold);
     if (J > 0) e.laswp(J, a, lda, J, J + jb, ipiv);
     const std::int64_t rest = n - J - jb;
     if (rest == 0) break;

@@ -30,6 +30,7 @@
 #include <optional>
 
 #include "cache.hpp"
+#include "device_driver.hpp"
 #include "engine.hpp"
 #include "exala/blas2.hpp"
 #include "kernels.hpp"
@@ -69,13 +70,33 @@ void check_options(const stripe_lu_options& o) {
     throw invalid_argument("checkpoint_interval_s", "must be >= 0");
   if (!(o.progress_interval_s >= 0))
     throw invalid_argument("progress_interval_s", "must be >= 0");
-  if (o.engine != "cpu") {
-    if (o.engine == "cuda" || o.engine == "opencl")
-      throw not_compiled_in("the stripe LU engine '" + o.engine + "'");
-    throw invalid_argument("engine", "must be 'cpu' (got '" + o.engine + "')");
-  }
+  if (o.engine != "cpu" && o.engine != "cuda")
+    throw invalid_argument("engine", "must be 'cpu' or 'cuda' (got '" + o.engine + "')");
 }
 
+// The engine of the factorization: the CPU engine, or a device engine that
+// the gpu layer registered (nullptr device: the CPU engine).
+struct factor_engine {
+  std::unique_ptr<st::dense_engine> cpu;
+  std::unique_ptr<st::device_engine> dev;
+  st::dense_engine& get() { return dev ? *dev : *cpu; }
+};
+
+factor_engine make_factor_engine(const stripe_lu_options& o) {
+  factor_engine f;
+  if (o.engine == "cpu") {
+    f.cpu = st::make_cpu_engine(o.threads);
+    return f;
+  }
+  f.dev = st::make_device_engine(o.engine, o.threads);
+  if (!f.dev)
+    throw not_compiled_in("the stripe LU engine '" + o.engine +
+                          "' (build with CUDA, link exala::gpu_cuda and include <exala/cuda.hpp>)");
+  return f;
+}
+
+// The solve phase and the residual always run on the CPU engine (O(n^2)
+// work on data that is in host memory).
 std::unique_ptr<st::dense_engine> make_engine(const stripe_lu_options& o) {
   return st::make_cpu_engine(o.threads);
 }
@@ -159,6 +180,7 @@ struct stripe_lu::impl {
   }
   void choose_sizes(bool out_of_core);
   void factor_in_core();
+  void factor_in_core_device(st::device_engine& e);
   void factor_out_of_core();
   void permute(i64 nrhs, double* y, i64 ldy) const;
   void solve_in_place(i64 nrhs, double* y, i64 ldy) const;
@@ -239,8 +261,14 @@ void stripe_lu::impl::factor_in_core() {
   rep.in_core = true;
   lu = a0;
   ipiv.assign(std::size_t(n), 0);
-  auto e = make_engine(opt);
-  rep.engine = e->name();
+  auto fe = make_factor_engine(opt);
+  rep.engine = fe.get().name();
+  if (fe.dev) rep.device = fe.dev->device_name();
+  if (fe.dev) {
+    factor_in_core_device(*fe.dev);
+    return;
+  }
+  auto e = &fe.get();
   const auto t0 = clock_type::now();
   progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
   pm.report(0, nullptr, true);
@@ -268,13 +296,72 @@ void stripe_lu::impl::factor_in_core() {
   pm.report(N, nullptr, true);
 }
 
+// In core on a device engine: pivot groups of as many stripes as the device
+// holds (all of them when the matrix fits), each stripe uploaded, updated by
+// the group's earlier stripes and factored there, then the later stripes
+// streamed through (three in flight). Each stripe gets the same sequence of
+// engine calls as on the CPU path and as out of core with this engine.
+void stripe_lu::impl::factor_in_core_device(st::device_engine& e) {
+  // Pinned host memory makes the copies asynchronous (not counted in the
+  // factorization time: report.pin_seconds).
+  const auto tp = clock_type::now();
+  e.pin(lu.data(), lu.size() * sizeof(double));
+  struct unpin_at_exit {
+    st::device_engine& e;
+    void* p;
+    ~unpin_at_exit() { e.unpin(p); }
+  } unpin{e, lu.data()};
+  rep.pin_seconds = seconds_since(tp);
+  const auto t0 = clock_type::now();
+  progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
+  pm.report(0, nullptr, true);
+  const double thr = threshold();
+  if (opt.pivot == pivoting::partial) {
+    // Global pivoting needs the whole matrix on the device.
+    const std::size_t bytes = std::size_t(n) * std::size_t(n) * 8u;
+    if (bytes + (std::size_t{512} << 20) > e.free_bytes())
+      throw invalid_argument("pivot", "partial pivoting on the '" + opt.engine +
+                                          "' engine needs the whole matrix on the device (" +
+                                          std::to_string(bytes >> 20) + " MiB); use local pivoting");
+    double* d = e.alloc(std::size_t(n) * std::size_t(n), "the matrix");
+    struct release_at_exit {
+      st::device_engine& e;
+      double* p;
+      ~release_at_exit() { e.release(p); }
+    } rel{e, d};
+    e.upload(lu.data(), n, d, n, n, n);
+    e.wait(st::device_engine::compute, e.record(st::device_engine::h2d));
+    st::factor_partial(e, n, d, n, S, thr, ipiv.data());
+    e.wait(st::device_engine::d2h, e.record(st::device_engine::compute));
+    e.download(d, n, lu.data(), n, n, n);
+    e.sync_all();
+    for (i64 J = 0; J < N; ++J) note_pivots({lu.data() + J * S, rows(J), 0, n, n}, J * S);
+  } else {
+    std::vector<st::block> stripes;
+    for (i64 J = 0; J < N; ++J) stripes.push_back({lu.data() + J * S, rows(J), 0, n, n});
+    // meta caps the pivot slots (tests use it to exercise the streamed sweep).
+    rep.meta = st::factor_host_stripes(e, n, S, Sp, thr, opt.meta, stripes, ipiv.data(),
+                                       [&](i64 J, double f) {
+                                         pm.done += f;
+                                         pm.report(J + 1, nullptr, false);
+                                       });
+    for (i64 J = 0; J < N; ++J) note_pivots(stripes[std::size_t(J)], J * S);
+  }
+  rep.factor_seconds = seconds_since(t0);
+  rep.factor_gflops = rep.factor_seconds > 0 ? lu_flops(n) / rep.factor_seconds * 1e-9 : 0;
+  pm.done = pm.total;
+  pm.report(N, nullptr, true);
+}
+
 // ------------------------------------------------------------ out of core
 
 void stripe_lu::impl::factor_out_of_core() {
   st::store& sto = *store;
   st::progress_record want{S, Sp, m, int(opt.pivot), "", 0};
-  auto eng = make_engine(opt);
+  auto fe = make_factor_engine(opt);
+  st::dense_engine* eng = &fe.get();
   want.engine = eng->name();
+  if (fe.dev) rep.device = fe.dev->device_name();
   rep.engine = want.engine;
 
   i64 groups_done = 0;
@@ -368,6 +455,15 @@ void stripe_lu::impl::factor_out_of_core() {
   st::stripe_cache cache(cb, opt.cache_bytes, opt.io_threads);
 
   const double thr = threshold();
+  // A device engine holds the group's m pivot stripes in device slots.
+  std::optional<st::device_stripes> ds;
+  if (fe.dev) {
+    ds.emplace(*fe.dev, n, S, Sp, thr, m);
+    if (ds->pivot_slots() < m)
+      throw invalid_argument("meta", "groups of " + std::to_string(m) + " stripes do not fit on " +
+                                         fe.dev->device_name() + " (room for " +
+                                         std::to_string(ds->pivot_slots()) + "): give a smaller meta");
+  }
   double resumed_flops = 0;
   for (i64 g = 0; g < groups_done; ++g)
     for (i64 J = g * m; J < std::min(N, (g + 1) * m); ++J) {
@@ -403,6 +499,10 @@ void stripe_lu::impl::factor_out_of_core() {
       for (i64 key : keys) {
         piv_bufs.push_back(&timed_acquire(key));
         cache.pin(key);
+        if (ds) {
+          const i64 J = -key - 1;
+          ds->upload_pivot(J - first, view(*piv_bufs.back()), J * S);
+        }
       }
     } else {
       for (i64 J = first; J < last; ++J) keys.push_back(J);
@@ -417,16 +517,25 @@ void stripe_lu::impl::factor_out_of_core() {
         const st::block tb = view(b);
         for (std::size_t q = 0; q < piv_bufs.size(); ++q) {
           const i64 P = first + i64(q);
-          st::apply_pivot_stripe(*eng, view(*piv_bufs[q]), P * S, tb);
+          if (!ds) st::apply_pivot_stripe(*eng, view(*piv_bufs[q]), P * S, tb);
           pm.done += elim_flops(n, P * S, rows(P), b.rows);
         }
-        st::factor_stripe_local(*eng, tb, J * S, Sp, thr, piv.data());
-        note_pivots(tb, J * S);
+        if (ds) {
+          ds->upload_pivot(J - first, tb, J * S);
+          ds->factor(J - first, tb, J * S, piv.data());
+        } else {
+          st::factor_stripe_local(*eng, tb, J * S, Sp, thr, piv.data());
+          note_pivots(tb, J * S);
+        }
         pm.done += factor_flops(n, J * S, b.rows);
         group_piv.emplace_back(piv.begin(), piv.begin() + b.rows);
         b.version = g + 1;
         b.disk_version = g + 1;  // never written back as act_ again: it becomes an lu_ file
         piv_bufs.push_back(&b);
+      }
+      if (ds) {
+        ds->finish_group();  // the factored stripes are back in their buffers
+        for (i64 J = first; J < last; ++J) note_pivots(view(*piv_bufs[std::size_t(J - first)]), J * S);
       }
       // The group's lu_ files are written behind the sweep (which only reads
       // the pinned pivot buffers): each is the L columns on disk [0, c_k),
@@ -464,7 +573,34 @@ void stripe_lu::impl::factor_out_of_core() {
       if (k[std::size_t(I)] == g) targets.push_back(I);
     if (opt.order != stripe_order::basic && (g % 2) == 1) std::reverse(targets.begin(), targets.end());
     cache.plan(targets);
+    // On a device engine up to two targets are in flight (uploaded, updated,
+    // downloaded asynchronously); a target is released once it is back.
+    struct in_flight {
+      i64 I;
+      st::cache_buffer* b;
+      i64 ticket;
+    };
+    std::vector<in_flight> flying;
+    auto retire = [&](const in_flight& f) {
+      ds->complete(f.ticket);
+      f.b->version = g + 1;
+      k[std::size_t(f.I)] = g + 1;
+      cache.release(f.I);
+    };
+    struct retire_at_exit {  // an exception must not leave transfers into released buffers
+      std::optional<st::device_stripes>& ds;
+      ~retire_at_exit() {
+        if (ds) try {
+            ds->complete_all();
+          } catch (...) {
+          }
+      }
+    } retire_guard{ds};
     for (i64 I : targets) {
+      if (flying.size() >= 2) {
+        retire(flying.front());
+        flying.erase(flying.begin());
+      }
       st::cache_buffer& b = timed_acquire(I);
       if (b.version != g) {
         cache.release(I);
@@ -472,16 +608,21 @@ void stripe_lu::impl::factor_out_of_core() {
                                        " groups, expected " + std::to_string(g));
       }
       const st::block tb = view(b);
-      for (i64 J = first; J < last; ++J) {
-        st::apply_pivot_stripe(*eng, view(*piv_bufs[std::size_t(J - first)]), J * S, tb);
-        pm.done += elim_flops(n, J * S, rows(J), b.rows);
+      if (ds) {
+        flying.push_back({I, &b, ds->submit(tb, last - first)});
+      } else {
+        for (i64 J = first; J < last; ++J)
+          st::apply_pivot_stripe(*eng, view(*piv_bufs[std::size_t(J - first)]), J * S, tb);
+        b.version = g + 1;
+        k[std::size_t(I)] = g + 1;
+        cache.release(I);
       }
-      b.version = g + 1;
-      k[std::size_t(I)] = g + 1;
-      cache.release(I);
+      for (i64 J = first; J < last; ++J) pm.done += elim_flops(n, J * S, rows(J), b.rows);
       const auto cs = cache.stats();
       pm.report(g, &cs, false);
     }
+    for (const in_flight& f : flying) retire(f);
+    flying.clear();
     if (lu_writer.valid()) {
       // The journal says "group g done" only once its lu_ files are complete;
       // a kill before that re-factors the group (same bits) on resume.

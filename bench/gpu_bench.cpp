@@ -1,0 +1,65 @@
+// gpu_bench.cpp - exala-bench-gpu: ExaLA's GPU paths against cuBLAS/cuSOLVER
+// in the same run (modes and CSV columns: the top of each gpu_bench_*.cpp).
+//
+//   exala-bench-gpu lu|lu-host --n N [--stripe S] [--substripe S'] [--reps R]
+//                              [--max-pivots M] [--seed X]
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "gpu_bench.hpp"
+
+namespace exala_bench_gpu {
+
+void fail(const std::string& why) {
+  std::fprintf(stderr, "exala-bench-gpu: %s\n", why.c_str());
+  std::exit(2);
+}
+
+namespace {
+
+i64 parse_int(std::string_view name, const char* v) {
+  char* end = nullptr;
+  const long long x = std::strtoll(v, &end, 10);
+  if (end == v || *end != '\0' || x < 0) fail("bad value for " + std::string(name) + ": '" + v + "'");
+  return x;
+}
+
+args parse(int argc, char** argv) {
+  if (argc < 2) fail("usage: exala-bench-gpu lu|lu-host --n N ... (see bench/gpu_bench.cpp)");
+  args a;
+  a.mode = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view k = argv[i];
+    if (i + 1 >= argc) fail("missing value after " + std::string(k));
+    const char* v = argv[++i];
+    if (k == "--n") a.n = parse_int(k, v);
+    else if (k == "--stripe") a.stripe = parse_int(k, v);
+    else if (k == "--substripe") a.substripe = parse_int(k, v);
+    else if (k == "--max-pivots") a.max_pivots = parse_int(k, v);
+    else if (k == "--reps") a.reps = int(parse_int(k, v));
+    else if (k == "--seed") a.seed = std::uint64_t(parse_int(k, v));
+    else fail("unknown option '" + std::string(k) + "'");
+  }
+  if (a.n < 1) fail("--n must be >= 1");
+  if (a.reps < 1) fail("--reps must be >= 1");
+  return a;
+}
+
+}  // namespace
+}  // namespace exala_bench_gpu
+
+int main(int argc, char** argv) {
+  using namespace exala_bench_gpu;
+  try {
+    const args a = parse(argc, argv);
+    if (a.mode == "lu") return run_lu(a);
+    if (a.mode == "lu-host") return run_lu_host(a);
+    fail("unknown mode '" + a.mode + "'");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "exala-bench-gpu: %s\n", e.what());
+    return 1;
+  }
+}

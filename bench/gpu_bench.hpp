@@ -1,0 +1,30 @@
+// gpu_bench.hpp - shared pieces of exala-bench-gpu (bench/gpu_bench_*.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace exala_bench_gpu {
+
+using i64 = std::int64_t;
+
+struct args {
+  std::string mode;
+  i64 n = 0, stripe = 0, substripe = 0, max_pivots = 0;
+  int reps = 3;
+  std::uint64_t seed = 1;
+};
+
+[[noreturn]] void fail(const std::string& why);
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+int run_lu(const args& a);
+int run_lu_host(const args& a);
+
+}  // namespace exala_bench_gpu
