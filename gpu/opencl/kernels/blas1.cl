@@ -10,8 +10,10 @@
 // it is finite, nonzero and at most 2^960 in magnitude (for dot: when TwoProd
 // is exact, 2^-968 <= |x*y| <= 2^960); every other term is rare and goes to
 // exact slow code: zeros only set flags, specials only set flags, huge terms
-// and tiny or huge products are deposited exactly. Each group writes column
-// group_id of `partial` (common.cl, exala_lsa_write).
+// and tiny or huge products are deposited exactly. At the end the group's
+// expansions are merged pairwise in local memory (fbuf: EXALA_FPE_N doubles
+// per work-item, a power-of-two local size) and flushed once; each group
+// writes column group_id of `partial` (common.cl, exala_lsa_write).
 
 // Exact (Collange et al., ParCo 2015): adds one sum term v (already |x_i|
 // for asum) by the expansion, a direct deposit, or flags only.
@@ -56,8 +58,8 @@ inline void exala_dot_term(double* a, uint* flags, double u, double v, volatile 
 // (ParCo 2015) multi-level scheme: adds every term exactly into the group's
 // partial superaccumulator with complete term flags.
 inline void exala_sum_body(const long n, __global const double* x, const long start, const long inc,
-                           const int absval, __global long* partial, volatile __local long* sa,
-                           volatile __local uint* lflags) {
+                           const int absval, __global long* partial, __local double* fbuf,
+                           volatile __local long* sa, volatile __local uint* lflags) {
   exala_lsa_init(sa, lflags);
   double a[EXALA_FPE_N] = {0.0, 0.0, 0.0, 0.0};
   uint flags = 0u;
@@ -72,24 +74,24 @@ inline void exala_sum_body(const long n, __global const double* x, const long st
     exala_sum_term(a, &flags, v1, sa);
   }
   if (i < n) exala_sum_term(a, &flags, absval ? fabs(x[ix]) : x[ix], sa);
-  exala_fpe_flush(a, sa);
+  exala_fpe_group_flush(a, fbuf, sa);
   if (flags != 0u) atomic_or(lflags, flags);
   barrier(CLK_LOCAL_MEM_FENCE);
   exala_lsa_write(sa, lflags, partial, (long)get_group_id(0), (long)get_num_groups(0));
 }
 
 __kernel void exala_sum(const long n, __global const double* x, const long start, const long inc,
-                        __global long* partial) {
+                        __global long* partial, __local double* fbuf) {
   __local long sa[EXALA_DIGITS];
   __local uint lflags;
-  exala_sum_body(n, x, start, inc, 0, partial, sa, &lflags);
+  exala_sum_body(n, x, start, inc, 0, partial, fbuf, sa, &lflags);
 }
 
 __kernel void exala_asum(const long n, __global const double* x, const long start, const long inc,
-                         __global long* partial) {
+                         __global long* partial, __local double* fbuf) {
   __local long sa[EXALA_DIGITS];
   __local uint lflags;
-  exala_sum_body(n, x, start, inc, 1, partial, sa, &lflags);
+  exala_sum_body(n, x, start, inc, 1, partial, fbuf, sa, &lflags);
 }
 
 // Exact sum of x_i * y_i, Collange et al. (ParCo 2015) with FMA TwoProd:
@@ -97,7 +99,7 @@ __kernel void exala_asum(const long n, __global const double* x, const long star
 // other products are exact integer deposits, flags or specials.
 __kernel void exala_dot(const long n, __global const double* x, const long xstart, const long incx,
                         __global const double* y, const long ystart, const long incy,
-                        __global long* partial) {
+                        __global long* partial, __local double* fbuf) {
   __local long sa[EXALA_DIGITS];
   __local uint lflags;
   exala_lsa_init(sa, &lflags);
@@ -113,7 +115,7 @@ __kernel void exala_dot(const long n, __global const double* x, const long xstar
     exala_dot_term(a, &flags, u1, v1, sa);
   }
   if (i < n) exala_dot_term(a, &flags, x[ix], y[iy], sa);
-  exala_fpe_flush(a, sa);
+  exala_fpe_group_flush(a, fbuf, sa);
   if (flags != 0u) atomic_or(&lflags, flags);
   barrier(CLK_LOCAL_MEM_FENCE);
   exala_lsa_write(sa, &lflags, partial, (long)get_group_id(0), (long)get_num_groups(0));

@@ -183,6 +183,32 @@ inline void exala_fpe_flush(const double* a, volatile __local long* sa) {
   for (int k = 0; k < EXALA_FPE_N; ++k) exala_lsa_deposit(sa, a[k]);
 }
 
+// Exact (Collange et al., ParCo 2015, with the work-group level merged as
+// expansions first): merges the expansions of all work-items of the group
+// pairwise in local memory, in log2(local size) rounds (the upper half
+// stores its components, the lower half adds them with exala_fpe_add:
+// exact, spills into the superaccumulator), then work-item 0 flushes the
+// one remaining expansion. So the group's end costs a dozen atomics instead
+// of a dozen per work-item, all on the same few digits. The local size must
+// be a power of two; buf holds EXALA_FPE_N doubles per work-item. All
+// work-items call it. No overflow: the merged expansion holds at most the
+// sum of |terms| of the group (< 2^27 * 2^960).
+inline void exala_fpe_group_flush(double* a, __local double* buf, volatile __local long* sa) {
+  const int lid = (int)get_local_id(0);
+  for (int s = (int)get_local_size(0) / 2; s > 0; s /= 2) {
+    if (lid >= s && lid < 2 * s)
+      for (int k = 0; k < EXALA_FPE_N; ++k) buf[(lid - s) * EXALA_FPE_N + k] = a[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < s)
+      for (int k = 0; k < EXALA_FPE_N; ++k) {
+        const double v = buf[lid * EXALA_FPE_N + k];
+        if (v != 0.0) exala_fpe_add(a, v, sa);
+      }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) exala_fpe_flush(a, sa);
+}
+
 // Zeroes the group's superaccumulator and flags (all work-items call it;
 // ends with a barrier).
 inline void exala_lsa_init(volatile __local long* sa, volatile __local uint* flags) {

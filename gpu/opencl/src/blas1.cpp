@@ -79,8 +79,9 @@ void reduce(runtime& rt, op o, std::int64_t n, const dvec& x, const dvec& y, sup
     check(k.setArg(a++, static_cast<cl_long>(y.start)), "setArg(ystart)");
     check(k.setArg(a++, static_cast<cl_long>(y.inc)), "setArg(incy)");
   }
+  const std::size_t ls = static_cast<std::size_t>(local);  // a power of two
   check(k.setArg(a++, partial), "setArg(partial)");
-  const std::size_t ls = static_cast<std::size_t>(local);
+  check(k.setArg(a++, cl::Local(ls * 4 * sizeof(cl_double))), "setArg(fbuf)");  // EXALA_FPE_N = 4
   check(rt.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups) * ls),
                                         cl::NDRange(ls)),
         std::string("launch ") + name);
