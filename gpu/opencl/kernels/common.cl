@@ -185,28 +185,37 @@ inline void exala_fpe_flush(const double* a, volatile __local long* sa) {
 
 // Exact (Collange et al., ParCo 2015, with the work-group level merged as
 // expansions first): merges the expansions of all work-items of the group
-// pairwise in local memory, in log2(local size) rounds (the upper half
-// stores its components, the lower half adds them with exala_fpe_add:
-// exact, spills into the superaccumulator), then work-item 0 flushes the
-// one remaining expansion. So the group's end costs a dozen atomics instead
-// of a dozen per work-item, all on the same few digits. The local size must
-// be a power of two; buf holds EXALA_FPE_N doubles per work-item. All
-// work-items call it. No overflow: the merged expansion holds at most the
-// sum of |terms| of the group (< 2^27 * 2^960).
-inline void exala_fpe_group_flush(double* a, __local double* buf, volatile __local long* sa) {
+// pairwise in local memory, then work-item 0 flushes the one that remains.
+// Every work-item stores its expansion in buf (EXALA_FPE_N doubles each);
+// in log2(local size) rounds the lower half adds its partner's components
+// to its own with exala_fpe_add (exact; spills go to the superaccumulator)
+// and stores the result back. The group's end thus costs a dozen atomics
+// instead of a dozen per work-item, all on the same few digits; no private
+// array lives across a barrier (CPU runtimes would move it to memory). The
+// local size must be a power of two. All work-items call it. No overflow:
+// a merged expansion holds at most the sum of |terms| of the group
+// (< 2^27 * 2^960).
+inline void exala_fpe_group_flush(const double* a, __local double* buf, volatile __local long* sa) {
   const int lid = (int)get_local_id(0);
+  for (int k = 0; k < EXALA_FPE_N; ++k) buf[lid * EXALA_FPE_N + k] = a[k];
+  barrier(CLK_LOCAL_MEM_FENCE);
   for (int s = (int)get_local_size(0) / 2; s > 0; s /= 2) {
-    if (lid >= s && lid < 2 * s)
-      for (int k = 0; k < EXALA_FPE_N; ++k) buf[(lid - s) * EXALA_FPE_N + k] = a[k];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < s)
+    if (lid < s) {
+      double m[EXALA_FPE_N];
+      for (int k = 0; k < EXALA_FPE_N; ++k) m[k] = buf[lid * EXALA_FPE_N + k];
       for (int k = 0; k < EXALA_FPE_N; ++k) {
-        const double v = buf[lid * EXALA_FPE_N + k];
-        if (v != 0.0) exala_fpe_add(a, v, sa);
+        const double v = buf[(lid + s) * EXALA_FPE_N + k];
+        if (v != 0.0) exala_fpe_add(m, v, sa);
       }
+      for (int k = 0; k < EXALA_FPE_N; ++k) buf[lid * EXALA_FPE_N + k] = m[k];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lid == 0) exala_fpe_flush(a, sa);
+  if (lid == 0) {
+    double m[EXALA_FPE_N];
+    for (int k = 0; k < EXALA_FPE_N; ++k) m[k] = buf[k];
+    exala_fpe_flush(m, sa);
+  }
 }
 
 // Zeroes the group's superaccumulator and flags (all work-items call it;
