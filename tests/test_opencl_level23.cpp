@@ -303,12 +303,14 @@ std::vector<double> random_tri(rng_t& r, const tri& t, i64 n, i64 lda, int kind)
 BOOST_AUTO_TEST_CASE(trsv_all_variants_sizes_strides_modes) {
   REQUIRE_DEVICE();
   rng_t r(7101);
-  const i64 sizes[] = {1, 2, 5, 127, 128, 129, 260};
+  // Around the host-assisted trsm blocks (128) and the device trsv blocks
+  // (256 on PoCL and most GPUs).
+  const i64 sizes[] = {1, 2, 5, 127, 128, 129, 255, 256, 257, 300};
   const i64 incs[] = {1, -1, 2, -2};
   int idx = 0;
   for (const tri& t : variants())
     for (int rep = 0; rep < 3; ++rep, ++idx) {
-      const i64 n = sizes[(idx * 3 + rep) % 7];
+      const i64 n = sizes[(idx * 3 + rep) % 10];
       const int kind = idx % 5 == 4 ? 5 : (idx % 5 == 3 ? 4 : (idx % 5 == 2 ? 1 : 0));
       const i64 lda = n + static_cast<i64>(r() % 3);
       const i64 inc = incs[r() % 4];

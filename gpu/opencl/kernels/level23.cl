@@ -590,30 +590,33 @@ __kernel void l23_trsv_diag(__global const double* a, long a_rs, long a_cs, __gl
     if (mine && ok && (forward ? r > rp : r < rp))
       ok = l23_dd_add_product(a[i * a_rs + (i0 + rp) * a_cs], xneg[i0 + rp], &nh, &nl, &eb);
   }
+  // One barrier per position: the solution of position s travels in slot
+  // s & 1 of lx / lstop, which position s + 2 rewrites only after every
+  // work-item has passed the barrier of position s + 1 (so has read it).
   for (int s = s0; s < rows; ++s) {
     const int rs = forward ? s : rows - 1 - s;
+    const int slot = s & 1;
     if (r == rs) {
       double q = 0.0;
       if (ok && l23_try_div(nh, nl, eb, dii, mode, &q)) {
-        lx[0] = q;
-        lstop[0] = 0;
+        lx[slot] = q;
+        lstop[slot] = 0;
         xneg[i] = -q;
       } else {
-        lstop[0] = 1;
+        lstop[slot] = 1;
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-    if (lstop[0] != 0) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lstop[slot] != 0) {
       if (r == 0) {
         status[0] = (int)(i0 + rs);
         status[1] = s;
       }
       return;
     }
-    const double xq = lx[0];
+    const double xq = lx[slot];
     if (mine && ok && (forward ? r > rs : r < rs))
       ok = l23_dd_add_product(a[i * a_rs + (i0 + rs) * a_cs], -xq, &nh, &nl, &eb);
-    barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
 

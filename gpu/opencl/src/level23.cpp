@@ -388,7 +388,7 @@ void solve_device(engine& en, const char* routine, layout lay, uplo ul, transpos
   std::size_t dia_max = 0;
   check(dia.getWorkGroupInfo(en.rt->device(), CL_KERNEL_WORK_GROUP_SIZE, &dia_max), "trsv: kernel info");
   i64 bs = 1;
-  while (bs * 2 <= std::min<i64>(128, static_cast<i64>(dia_max))) bs *= 2;
+  while (bs * 2 <= std::min<i64>(256, static_cast<i64>(dia_max))) bs *= 2;
   const i64 nblocks = (n + bs - 1) / bs;
   auto round_up = [](i64 v, i64 m) { return (v + m - 1) / m * m; };
   auto set = [](cl::Kernel& k, cl_uint& idx, const auto& v) { check(k.setArg(idx++, v), "trsv: setArg"); };
@@ -415,8 +415,8 @@ void solve_device(engine& en, const char* routine, layout lay, uplo ul, transpos
       set(dia, k, acc), set(dia, k, accf), set(dia, k, fpe), set(dia, k, cl_long(i0));
       set(dia, k, cl_int(i1 - i0)), set(dia, k, cl_int(forward)), set(dia, k, cl_int(kb == kb0 ? s0 : 0));
       set(dia, k, cl_int(unit)), set(dia, k, cl_int(static_cast<int>(mode))), set(dia, k, status);
+      check(dia.setArg(k++, cl::Local(16)), "trsv: setArg");
       check(dia.setArg(k++, cl::Local(8)), "trsv: setArg");
-      check(dia.setArg(k++, cl::Local(4)), "trsv: setArg");
       check(q.enqueueNDRangeKernel(dia, cl::NullRange, cl::NDRange(static_cast<std::size_t>(bs)),
                                    cl::NDRange(static_cast<std::size_t>(bs))),
             "trsv: diagonal block");
