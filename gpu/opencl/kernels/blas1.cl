@@ -74,8 +74,8 @@ inline void exala_sum_body(const long n, __global const double* x, const long st
     exala_sum_term(a, &flags, v1, sa);
   }
   if (i < n) exala_sum_term(a, &flags, absval ? fabs(x[ix]) : x[ix], sa);
+  if (flags != 0u) atomic_or(lflags, flags);  // before any barrier: no private state lives across one
   exala_fpe_group_flush(a, fbuf, sa);
-  if (flags != 0u) atomic_or(lflags, flags);
   barrier(CLK_LOCAL_MEM_FENCE);
   exala_lsa_write(sa, lflags, partial, (long)get_group_id(0), (long)get_num_groups(0));
 }
@@ -115,8 +115,8 @@ __kernel void exala_dot(const long n, __global const double* x, const long xstar
     exala_dot_term(a, &flags, u1, v1, sa);
   }
   if (i < n) exala_dot_term(a, &flags, x[ix], y[iy], sa);
+  if (flags != 0u) atomic_or(&lflags, flags);  // before any barrier: no private state lives across one
   exala_fpe_group_flush(a, fbuf, sa);
-  if (flags != 0u) atomic_or(&lflags, flags);
   barrier(CLK_LOCAL_MEM_FENCE);
   exala_lsa_write(sa, &lflags, partial, (long)get_group_id(0), (long)get_num_groups(0));
 }
