@@ -1,13 +1,18 @@
 // Device-resident exact gemv, trsv, gemm and trsm (exala/opencl_level23.hpp)
 // and the blas2 / blas3 hooks of backend::opencl.
 //
-// Every routine reduces to exact dot products on the device (kernel l23_dot in
-// kernels/level23.cl): a grid of outputs o = (i, j), each the exact sum of K
+// gemv / gemm: exact dot products on the device (kernel l23_dot in
+// kernels/level23.cl), a grid of outputs o = (i, j), each the exact sum of K
 // products A(i, l) B(l, j) of strided operands, held in superaccumulator
-// digits; then either the device rounds alpha S + beta y where its error
-// bound proves the result (the rest go to a fallback list rounded here with
-// exala::round_axpby), or the digits come back whole (trsv / trsm panels).
-// The bits are therefore those of the reference backend by construction.
+// digits; the device rounds alpha S + beta y where its error bound proves the
+// result, the rest go to a fallback list rounded here with exala::round_axpby.
+// trsv: exact per-row accumulators on the device, diagonal blocks solved on
+// the device where the quotient's rounding is proven, the other rows rounded
+// here with exala::round_div (solve_device). trsm: the same blocked algorithm
+// for all right-hand sides at once, panels on the device (l23_dot, digits
+// back) and the diagonal blocks on the host (solve_blocked). Every result is
+// the one rounding of its exact value: the bits of the reference backend by
+// construction.
 #include "exala/opencl_level23.hpp"
 
 #include <algorithm>
