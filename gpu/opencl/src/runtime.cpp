@@ -352,8 +352,16 @@ std::vector<device_info> devices() {
 }
 
 void select_device(const std::string& spec) {
-  auto rt = detail::make_runtime(detail::find(spec, "spec"));
+  const detail::found_device f = detail::find(spec, "spec");
   detail::registry& r = detail::reg();
+  {
+    std::lock_guard<std::mutex> lock(r.m);
+    // The current device again: keep its context (and its buffers valid).
+    if (r.current && r.current->info().platform_index == f.info.platform_index &&
+        r.current->info().device_index == f.info.device_index)
+      return;
+  }
+  auto rt = detail::make_runtime(f);
   std::lock_guard<std::mutex> lock(r.m);
   r.current = std::move(rt);
 }

@@ -61,7 +61,8 @@ std::vector<device_info> devices();
 // indices), "P" (device 0 of platform P), or a case-insensitive substring of
 // "<platform name> <device name>" (the first match). Throws
 // exala::invalid_argument("spec") naming the spec when nothing matches, and
-// exala::error when the device lacks fp64 or 64-bit atomics.
+// exala::error when the device lacks fp64 or 64-bit atomics. Selecting the
+// current device again changes nothing (its buffers stay valid).
 void select_device(const std::string& spec);
 
 // The current device (chosen now by the default rule if none was selected).
