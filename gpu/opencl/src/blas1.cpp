@@ -58,6 +58,10 @@ void reduce(runtime& rt, op o, std::int64_t n, const dvec& x, const dvec& y, sup
   // Work-group size: the device's, halved down to 64 for short vectors.
   std::int64_t local = static_cast<std::int64_t>(rt.reduction_local_size());
   while (local > 64 && local / 2 >= n) local /= 2;
+  // Local memory: the superaccumulator (1088 bytes), flags, and
+  // EXALA_FPE_N = 4 doubles per work-item for the group merge.
+  const auto local_mem = static_cast<std::int64_t>(rt.info().local_mem);
+  while (local > 1 && local * 32 + 2048 > local_mem) local /= 2;
   std::int64_t groups = std::min<std::int64_t>(static_cast<std::int64_t>(rt.reduction_groups()),
                                                (n + local - 1) / local);
   groups = std::max<std::int64_t>(groups, (n + max_per_group - 1) / max_per_group);
