@@ -50,8 +50,12 @@ void l23_normalize(volatile __local long* sa) {
   sa[EXALA_DIGITS - 1] += carry;
 }
 
-inline double l23_next_up(double q) { return nextafter(q, (double)INFINITY); }
-inline double l23_next_down(double q) { return nextafter(q, 0.0); }
+// Neighbours of a positive finite double q (bit increments: the successor of
+// DBL_MAX is +inf, the predecessor of the smallest subnormal is +0).
+inline double l23_next_up(double q) { return as_double(as_ulong(q) + 1UL); }
+inline double l23_next_down(double q) { return as_double(as_ulong(q) - 1UL); }
+// floor(log2 |x|) of a normal x (a subnormal x gives -1023: callers reject it).
+inline int l23_exp(double x) { return (int)((as_ulong(x) >> 52) & 0x7FFUL) - 1023; }
 
 // Tries to round alpha S + beta c (S: the normalized digits dg with term flags
 // `flags`; c already 0 when beta == 0) on the device, in rounding mode `mode`
@@ -166,7 +170,7 @@ int l23_try_round(volatile __local const long* dg, uint flags, double alpha, dou
     else
       return 0;
   }
-  const long re = (long)ilogb(res) + s;
+  const long re = (long)l23_exp(res) + s;
   if (re < -1020 || re > 1023) return 0;
   const double r = ldexp(res, (int)s);
   if (!isfinite(r)) return 0;
@@ -508,7 +512,7 @@ int l23_dd_add_product(double x, double w, double* nh, double* nl, double* eb) {
 // decided as in l23_try_round when that interval holds no rounding boundary.
 int l23_try_div(double nh, double nl, double eb, double d, int mode, double* out) {
   if (nh == 0.0 || !isfinite(nh) || !isfinite(d) || d == 0.0) return 0;
-  const int en = ilogb(nh), ed = ilogb(d);
+  const int en = l23_exp(nh), ed = l23_exp(d);
   if (en < -900 || en > 900 || ed < -900 || ed > 900 || en - ed < -900 || en - ed > 900) return 0;
   const double qh = nh / d;
   const double r = fma(-qh, d, nh);
@@ -533,7 +537,7 @@ int l23_try_div(double nh, double nl, double eb, double d, int mode, double* out
     else
       return 0;
   }
-  if (!isfinite(res) || ilogb(res) < -1020) return 0;
+  if (!isfinite(res) || l23_exp(res) < -1020) return 0;
   *out = neg ? -res : res;
   return 1;
 }
