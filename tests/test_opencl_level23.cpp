@@ -389,6 +389,24 @@ BOOST_AUTO_TEST_CASE(trsv_rounding_paths_taken) {
   }
   const auto c2 = opencl::detail::level23_counts();
   BOOST_TEST(c2.host_rounded - c1.host_rounded >= 5, "exact quotients, upward: rows rounded on the host");
+  // Sparse small integers: every quotient stays exact, so every row, in every
+  // block (n > 256), goes to the host and the kernels resume after each, in
+  // both solve directions.
+  std::vector<double> as(static_cast<std::size_t>(n * n), 0.0);
+  for (i64 i = 0; i < n; ++i)
+    for (i64 j = 0; j < n; ++j)
+      if (i != j && r() % 40 == 0) as[static_cast<std::size_t>(i * n + j)] = (r() & 1) ? 1.0 : -1.0;
+  for (i64 i = 0; i < n; ++i) as[static_cast<std::size_t>(i * n + i)] = (r() & 1) ? 2.0 : -0.5;
+  for (uplo ul : {uplo::lower, uplo::upper}) {
+    auto w3 = bi, g3 = bi;
+    trsv(layout::row_major, ul, transpose::none, diag::non_unit, n, as.data(), n, w3.data(), 1,
+         ref_exec(rounding::downward));
+    trsv(layout::row_major, ul, transpose::none, diag::non_unit, n, as.data(), n, g3.data(), 1,
+         ocl_exec(rounding::downward));
+    BOOST_TEST(count_diff(w3, g3) == 0, "sparse integers, " << (ul == uplo::lower ? "lower" : "upper"));
+  }
+  const auto c3 = opencl::detail::level23_counts();
+  BOOST_TEST(c3.host_rounded - c2.host_rounded >= n, "every row of the sparse integer solves on the host");
 }
 
 // ------------------------------------------------------------------ gemm
