@@ -472,6 +472,36 @@ BOOST_AUTO_TEST_CASE(trsm_all_variants) {
       }
 }
 
+// More outputs than one launch takes (65536): gemm's device-rounded and
+// fallback entries in several chunks, and trsm panels (digits back) in
+// several chunks.
+BOOST_AUTO_TEST_CASE(gemm_trsm_several_output_chunks) {
+  REQUIRE_DEVICE();
+  rng_t r(7302);
+  const i64 m = 300, n = 251, k = 3;
+  std::vector<double> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)),
+      c(static_cast<std::size_t>(m * n));
+  for (auto& v : a) v = (r() % 3 == 0) ? draw(r, 4) : uniform(r);
+  for (auto& v : b) v = draw(r, 4);
+  for (auto& v : c) v = uniform(r);
+  for (rounding md : {rounding::to_nearest_even, rounding::upward}) {
+    auto want = c, got = c;
+    gemm(layout::col_major, transpose::none, transpose::none, m, n, k, 1.0, a.data(), m, b.data(), k, 0.0,
+         want.data(), m, ref_exec(md));
+    gemm(layout::col_major, transpose::none, transpose::none, m, n, k, 1.0, a.data(), m, b.data(), k, 0.0,
+         got.data(), m, ocl_exec(md));
+    BOOST_TEST(count_diff(want, got) == 0, "mode " << static_cast<int>(md));
+  }
+  const tri t{layout::col_major, uplo::upper, transpose::none, diag::non_unit};
+  const i64 na = 260, nrhs = 520;  // a full 128-row panel: 128 x 520 outputs
+  const auto ta = random_tri(r, t, na, na, 0);
+  const auto bb = random_vec(r, static_cast<std::size_t>(na * nrhs), 0);
+  auto want = bb, got = bb;
+  trsm(t.lay, side::left, t.ul, t.tr, t.dg, na, nrhs, 0.5, ta.data(), na, want.data(), na, ref_exec({}));
+  trsm(t.lay, side::left, t.ul, t.tr, t.dg, na, nrhs, 0.5, ta.data(), na, got.data(), na, ocl_exec({}));
+  BOOST_TEST(count_diff(want, got) == 0);
+}
+
 // ------------------------------------------------------------------ long
 
 BOOST_AUTO_TEST_CASE(long_gemv_trsv_large, *utf::label("long")) {
