@@ -3,6 +3,8 @@
 //
 //   exala-bench-gpu lu|lu-host --n N [--stripe S] [--substripe S'] [--reps R]
 //                              [--max-pivots M] [--seed X]
+//   exala-bench-gpu blas [--n-dot N] [--n-gemv N] [--n-trsv N] [--n-gemm N]
+//                        [--reps R] [--check-cols C]   (OpenCL builds)
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -41,9 +43,14 @@ args parse(int argc, char** argv) {
     else if (k == "--max-pivots") a.max_pivots = parse_int(k, v);
     else if (k == "--reps") a.reps = int(parse_int(k, v));
     else if (k == "--seed") a.seed = std::uint64_t(parse_int(k, v));
+    else if (k == "--n-dot") a.n_dot = parse_int(k, v);
+    else if (k == "--n-gemv") a.n_gemv = parse_int(k, v);
+    else if (k == "--n-trsv") a.n_trsv = parse_int(k, v);
+    else if (k == "--n-gemm") a.n_gemm = parse_int(k, v);
+    else if (k == "--check-cols") a.check_cols = parse_int(k, v);
     else fail("unknown option '" + std::string(k) + "'");
   }
-  if (a.n < 1) fail("--n must be >= 1");
+  if (a.mode != "blas" && a.n < 1) fail("--n must be >= 1");
   if (a.reps < 1) fail("--reps must be >= 1");
   return a;
 }
@@ -57,6 +64,9 @@ int main(int argc, char** argv) {
     const args a = parse(argc, argv);
     if (a.mode == "lu") return run_lu(a);
     if (a.mode == "lu-host") return run_lu_host(a);
+#ifdef EXALA_BENCH_HAVE_OPENCL
+    if (a.mode == "blas") return run_blas(a);
+#endif
     fail("unknown mode '" + a.mode + "'");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "exala-bench-gpu: %s\n", e.what());

@@ -13,6 +13,7 @@ using i64 = std::int64_t;
 struct args {
   std::string mode;
   i64 n = 0, stripe = 0, substripe = 0, max_pivots = 0;
+  i64 n_dot = 0, n_gemv = 0, n_trsv = 0, n_gemm = 0, check_cols = 64;
   int reps = 3;
   std::uint64_t seed = 1;
 };
@@ -26,5 +27,6 @@ inline double median(std::vector<double> v) {
 
 int run_lu(const args& a);
 int run_lu_host(const args& a);
+int run_blas(const args& a);  // built with exala::gpu (OpenCL) only
 
 }  // namespace exala_bench_gpu

@@ -569,6 +569,9 @@ constexpr std::array command_options{
                    "stripes per meta-stripe (--order meta-zigzag; default chosen)"},
     command_option{"--pivot", "P", "solve",
                    "local (default: within a substripe) or partial (ordinary partial pivoting)"},
+    command_option{"--engine", "E", "solve",
+                   "cpu (default: the system BLAS) or cuda (cuBLAS/cuSOLVER on the GPU, "
+                   "device EXALA_CUDA_DEVICE; builds with CUDA)"},
     command_option{"--refine", "[=STEPS]", "solve",
                    "iterative refinement against the exact residual, at most STEPS (0 to 100) "
                    "steps (default: on, 10)",

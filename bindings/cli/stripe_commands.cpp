@@ -27,6 +27,9 @@
 #include <unistd.h>
 
 #include "exala/stripe_lu.hpp"
+#ifdef EXALA_CLI_HAVE_CUDA
+#include "exala/cuda.hpp"  // registers --engine cuda
+#endif
 #include "matrix_market.hpp"
 #include "progress.hpp"
 
@@ -260,6 +263,11 @@ solve_settings solve_options(const stripe_request& r, bool out_of_core) {
     o.meta = *v;
   }
   if (const auto v = r.options.get("--pivot")) o.pivot = parse_pivot(*v);
+  if (const auto v = r.options.get("--engine")) {
+    if (*v != "cpu" && *v != "cuda")
+      throw usage_error("option '--engine' has unknown value " + quote(*v) + " (expected cpu|cuda)");
+    o.engine = std::string(*v);
+  }
   if (const auto v = r.options.get("--cache")) {
     o.cache_bytes = parse_size("--cache", *v);
   } else if (out_of_core) {

@@ -253,16 +253,24 @@ struct engine {
     }
   }
 
-  // Elements [off + e * pitch] for e < count, read with one rectangular copy.
+  // Elements [off + e * pitch] for e < count: the first count - 1 with one
+  // rectangular copy, the last with a plain read. (NVIDIA's OpenCL rejects a
+  // rectangle whose implied slice, rows x pitch, passes the buffer's end even
+  // when no element read does; without the last row it never does.)
   std::vector<double> read_strided(const cl::Buffer& b, i64 off, i64 pitch, i64 count) {
     std::vector<double> out(static_cast<std::size_t>(count));
     if (count == 0) return out;
-    const std::array<cl::size_type, 3> origin = {static_cast<cl::size_type>(off) * 8, 0, 0};
-    const std::array<cl::size_type, 3> host = {0, 0, 0};
-    const std::array<cl::size_type, 3> region = {8, static_cast<cl::size_type>(count), 1};
-    check(rt->queue().enqueueReadBufferRect(b, CL_TRUE, origin, host, region,
-                                            static_cast<cl::size_type>(pitch) * 8, 0, 8, 0, out.data()),
-          "l23: strided read");
+    if (count > 1) {
+      const std::array<cl::size_type, 3> origin = {static_cast<cl::size_type>(off) * 8, 0, 0};
+      const std::array<cl::size_type, 3> host = {0, 0, 0};
+      const std::array<cl::size_type, 3> region = {8, static_cast<cl::size_type>(count - 1), 1};
+      check(rt->queue().enqueueReadBufferRect(b, CL_FALSE, origin, host, region,
+                                              static_cast<cl::size_type>(pitch) * 8, 0, 8, 0, out.data()),
+            "l23: strided read");
+    }
+    check(rt->queue().enqueueReadBuffer(b, CL_TRUE, static_cast<cl::size_type>(off + (count - 1) * pitch) * 8, 8,
+                                        out.data() + (count - 1)),
+          "l23: strided read (last element)");
     return out;
   }
 };
@@ -315,14 +323,21 @@ void solve_blocked(engine& en, const char* routine, layout lay, uplo ul, transpo
     // The diagonal block of the storage, rows x rows (row pitch lda).
     blk.assign(static_cast<std::size_t>(rows * rows), 0.0);
     {
-      const std::array<cl::size_type, 3> origin = {static_cast<cl::size_type>(i0) * 8,
-                                                   static_cast<cl::size_type>(i0), 0};
-      const std::array<cl::size_type, 3> host = {0, 0, 0};
-      const std::array<cl::size_type, 3> region = {static_cast<cl::size_type>(rows) * 8,
-                                                   static_cast<cl::size_type>(rows), 1};
-      check(q.enqueueReadBufferRect(a, CL_TRUE, origin, host, region, static_cast<cl::size_type>(lda) * 8, 0,
-                                    static_cast<cl::size_type>(rows) * 8, 0, blk.data()),
-            "trsv: read diagonal block");
+      // All lines but the last with one rectangle, the last with a plain read
+      // (see engine::read_strided: NVIDIA's bound check of rectangles).
+      if (rows > 1) {
+        const std::array<cl::size_type, 3> origin = {static_cast<cl::size_type>(i0) * 8,
+                                                     static_cast<cl::size_type>(i0), 0};
+        const std::array<cl::size_type, 3> host = {0, 0, 0};
+        const std::array<cl::size_type, 3> region = {static_cast<cl::size_type>(rows) * 8,
+                                                     static_cast<cl::size_type>(rows - 1), 1};
+        check(q.enqueueReadBufferRect(a, CL_FALSE, origin, host, region, static_cast<cl::size_type>(lda) * 8, 0,
+                                      static_cast<cl::size_type>(rows) * 8, 0, blk.data()),
+              "trsv: read diagonal block");
+      }
+      check(q.enqueueReadBuffer(a, CL_TRUE, static_cast<cl::size_type>((i0 + rows - 1) * lda + i0) * 8,
+                                static_cast<cl::size_type>(rows) * 8, blk.data() + (rows - 1) * rows),
+            "trsv: read diagonal block (last line)");
     }
     // op(A)(i0 + i, i0 + j) from the stored block (storage line i0 + p, element i0 + q at blk[p rows + q]).
     auto at = [&](i64 i, i64 j) {
