@@ -22,6 +22,11 @@
 // not build: its build log is in the message); bad arguments throw
 // exala::invalid_argument naming the argument.
 //
+// Launch shape (speed only, never the bits): work-groups of 256 work-items,
+// 8 per compute unit, on GPUs (1024 and 4 on CPU devices); the environment
+// variables EXALA_OPENCL_LOCAL_SIZE (a power of two) and
+// EXALA_OPENCL_GROUPS_PER_CU override them when the device is first used.
+//
 // Thread safety: every function may be called from several threads; device
 // work is serialized per device. A buffer belongs to the device that was
 // current when it was made; after select_device() picks another device, using
