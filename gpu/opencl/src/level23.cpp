@@ -8,9 +8,10 @@
 // result, the rest go to a fallback list rounded here with exala::round_axpby.
 // trsv: exact per-row accumulators on the device, diagonal blocks solved on
 // the device where the quotient's rounding is proven, the other rows rounded
-// here with exala::round_div (solve_device). trsm: the same blocked algorithm
-// for all right-hand sides at once, panels on the device (l23_dot, digits
-// back) and the diagonal blocks on the host (solve_blocked). Every result is
+// here with exala::round_div (solve_device). trsm: up to 16 right-hand sides
+// one by one through solve_device; more: the same blocked algorithm for all of
+// them at once, panels on the device (l23_dot, digits back) and the diagonal
+// blocks on the host (solve_blocked). Every result is
 // the one rounding of its exact value: the bits of the reference backend by
 // construction.
 #include "exala/opencl_level23.hpp"
@@ -636,6 +637,16 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, i64 m, i64 n, 
   check_span("a", a, mat_span(na, na, lda));
   // Right: X op(A) = alpha B is op(A)^T x_r = alpha b_r for each row r of B.
   const transpose t = left ? trans : (trans == transpose::none ? transpose::trans : transpose::none);
+  const i64 nrhs = left ? n : m;
+  if (nrhs <= 16) {
+    // Few right-hand sides: each one through the device trsv (diagonal blocks
+    // on the device too). The first solve checks the diagonal before any
+    // element of B is written.
+    const i64 es = left ? b_is : b_js, rs = left ? b_js : b_is;
+    for (i64 r = 0; r < nrhs; ++r)
+      solve_device(en, "trsm", lay, ul, t, dg, na, alpha, detail::mem(a, *en.rt, "a"), lda, bd, r * rs, es, mode);
+    return;
+  }
   if (left)
     solve_blocked(en, "trsm", lay, ul, t, dg, na, alpha, detail::mem(a, *en.rt, "a"), lda, bd, 0, b_is, b_js, n,
                   b_span, mode);

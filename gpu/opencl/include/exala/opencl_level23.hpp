@@ -16,8 +16,9 @@
 // Performance notes: every call waits for its device work (timings include
 // it); gemv and gemm make one pass over their operands per chunk of 65536
 // outputs; trsv launches two kernels per block of 256 rows and needs
-// 1.1 KB of device scratch per row; trsm solves the diagonal blocks on the
-// host (not tuned).
+// 1.1 KB of device scratch per row; trsm runs up to 16 right-hand sides as
+// trsv calls, and with more solves the diagonal blocks on the host (not
+// tuned).
 //
 // Matrices and vectors are exala::opencl::buffer objects (doubles on the
 // current device), indexed from element 0 exactly as the host routines index
