@@ -109,7 +109,7 @@ struct engine {
   // Outputs per group R and work-group size W (W % R == 0), R * 136 digits
   // within the local memory. Contiguous rows of A (a_cs == 1): few outputs per
   // group, the work-items of a row reading consecutive elements, about 64
-  // products each. Otherwise (column-major op(A), a_rs == 1): 32 outputs per
+  // products each. Otherwise (column-major op(A), a_rs == 1): 16 outputs per
   // group, so that neighbouring work-items read neighbouring rows (coalesced).
   void shape(const grid& g, int& R, int& W) const {
     int w = 1;
@@ -120,7 +120,10 @@ struct engine {
       while (slices < w && static_cast<i64>(slices) * 2 * 64 <= g.K) slices *= 2;
       r = w / slices;
     } else {
-      r = std::min(w, 32);
+      // 16 rows: a warp reads two full 128-byte segments per step, and the
+      // group's local memory (about 28 KB) leaves room for 8 groups of 256
+      // on a GPU multiprocessor (full occupancy; 32 rows would allow 5).
+      r = std::min(w, 16);
     }
     const std::size_t local = rt->info().local_mem;
     // R superaccumulators + flags, the expansion tree (w x 4 doubles + flags).
