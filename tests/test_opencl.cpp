@@ -471,6 +471,10 @@ BOOST_AUTO_TEST_CASE(argument_errors, *utf::precondition(device_present)) {
   BOOST_TEST(ocl::sum(5, b, 1, -2) == 5.0);  // elements 9, 7, ..., 1
   BOOST_TEST(ocl::sum(1000, b, 9, 0) == 1000.0);
   BOOST_TEST(bits(ocl::dot(0, b, 100, 7, b, -5, 3)) == 0u);
+  // n = 1: any increment, even the extreme ones, reads x[off] only
+  BOOST_TEST(ocl::sum(1, b, 9, INT64_MAX) == 1.0);
+  BOOST_TEST(ocl::dot(1, b, 0, INT64_MIN, b, 9, -(INT64_MAX)) == 1.0);
+  BOOST_TEST(exala::sum(1, v.data(), INT64_MAX, exala::exec{backend::opencl}) == 1.0);
 }
 
 // The blas1 backend: registered by including exala/opencl.hpp; otherwise a

@@ -122,7 +122,9 @@ dvec device_vector(const runtime& rt, std::int64_t n, const buffer& b, std::int6
                                      " and n = " + std::to_string(n) + " reach element " +
                                      (off < 0 ? std::to_string(off) : std::to_string(static_cast<long long>(last))));
   const std::int64_t start = inc >= 0 ? off : static_cast<std::int64_t>(last);
-  return {&mem, start, inc};
+  // One element: any increment means the same; 0 keeps the kernels' index
+  // arithmetic (start + i * inc for every work-item) far from overflow.
+  return {&mem, start, n == 1 ? 0 : inc};
 }
 
 void check_n(std::int64_t n) {
@@ -158,6 +160,7 @@ dvec upload(runtime& rt, int slot, const double* p, std::int64_t inc, std::int64
             std::int64_t m, std::vector<double>& pack, cl::Buffer& keep) {
   const double* src;
   std::int64_t count, start, dinc;
+  if (n == 1) inc = 0;  // one element: the increment does not matter
   if (inc == 0) {
     src = p;
     count = 1;
