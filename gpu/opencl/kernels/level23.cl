@@ -328,10 +328,13 @@ __kernel void l23_scatter(__global double* y, __global const long* pos, __global
 // Each x_i is thus the correctly rounded quotient of its exact numerator,
 // whichever path formed it: the bits of the reference backend.
 
+// Adds the signed piece (|piece| < 2^32) to digit i of a row accumulator in
+// global memory (atomically: the work-items of one row in l23_trsv_update
+// may deposit at the same time).
 inline void l23_gadd(__global long* d, int i, ulong piece, long neg) {
-  if (piece != 0UL) d[i] += neg ? -(long)piece : (long)piece;
+  if (piece != 0UL) atom_add((volatile __global long*)&d[i], neg ? -(long)piece : (long)piece);
 }
-// exala_lsa_deposit for a row accumulator in global memory (one writer).
+// exala_lsa_deposit for a row accumulator in global memory.
 void l23_g_deposit(__global long* d, double v) {
   const ulong bits = as_ulong(v);
   const uint biased = (uint)((bits >> 52) & 0x7FFUL);
@@ -419,19 +422,68 @@ __kernel void l23_trsv_init(__global const double* b, long b_off, long b_inc, do
 }
 
 // Rows [r0, r1) add op(A)(i, l) xneg[l] for the solved columns [c0, c1).
+// A group owns R rows, its W work-items S = W / R interleaved column slices
+// each; lanes run along the rows (rows_in_lanes: column-major op(A), adjacent
+// rows adjacent in memory) or along a row's columns (contiguous rows), so that
+// neighbouring work-items read neighbouring doubles. The slices' expansions
+// are merged pairwise in local memory (exactly, residuals deposited), then the
+// row's owner adds the merged terms to the row's stored expansion.
 __kernel void l23_trsv_update(__global const double* a, long a_rs, long a_cs, __global const double* xneg,
                               __global long* acc, __global uint* accf, __global double* fpe, long c0,
-                              long c1, long r0, long r1, __global const int* status) {
+                              long c1, long r0, long r1, __global const int* status, int R,
+                              int rows_in_lanes, __local double* tree, __local uint* tflags) {
   if (status[0] >= 0) return;
-  const long i = r0 + (long)get_global_id(0);
-  if (i >= r1) return;
-  __global long* d = acc + i * EXALA_DIGITS;
+  const int lid = (int)get_local_id(0);
+  const int W = (int)get_local_size(0);
+  const int S = W / R;
+  const int t = rows_in_lanes ? lid % R : lid / S;
+  const int sl = rows_in_lanes ? lid / R : lid % S;
+  const long i = r0 + (long)get_group_id(0) * R + t;
+  const int valid = i < r1;
+  __global long* d = acc + (valid ? i : r0) * EXALA_DIGITS;
   double f[EXALA_FPE_N];
-  for (int k = 0; k < EXALA_FPE_N; ++k) f[k] = fpe[i * EXALA_FPE_N + k];
+  for (int k = 0; k < EXALA_FPE_N; ++k) f[k] = 0.0;
   uint flags = 0u;
-  __global const double* ap = a + i * a_rs;
-  for (long l = c0; l < c1; ++l) l23_g_add_product(f, d, &flags, ap[l * a_cs], xneg[l]);
-  for (int k = 0; k < EXALA_FPE_N; ++k) fpe[i * EXALA_FPE_N + k] = f[k];
+  if (valid) {
+    __global const double* ap = a + i * a_rs;
+    for (long l = c0 + sl; l < c1; l += S) l23_g_add_product(f, d, &flags, ap[l * a_cs], xneg[l]);
+  }
+  for (int st = S / 2; st >= 1; st /= 2) {
+    if (sl >= st && sl < 2 * st) {
+      for (int k = 0; k < EXALA_FPE_N; ++k) tree[lid * EXALA_FPE_N + k] = f[k];
+      tflags[lid] = flags;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (sl < st) {
+      const int other = rows_in_lanes ? lid + st * R : lid + st;
+      for (int k = 0; k < EXALA_FPE_N; ++k) {
+        const double v = tree[other * EXALA_FPE_N + k];
+        if (v == 0.0) continue;
+        if ((as_ulong(v) & 0x7fffffffffffffffUL) <= EXALA_FAST_MAX_BITS) {
+          l23_g_fpe_add(f, v, d, &flags);
+        } else {
+          l23_g_deposit(d, v);
+          flags |= L23_DIGITS_USED;
+        }
+      }
+      flags |= tflags[other];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (!valid || sl != 0) return;
+  double g[EXALA_FPE_N];
+  for (int k = 0; k < EXALA_FPE_N; ++k) g[k] = fpe[i * EXALA_FPE_N + k];
+  for (int k = 0; k < EXALA_FPE_N; ++k) {
+    const double v = f[k];
+    if (v == 0.0) continue;
+    if ((as_ulong(v) & 0x7fffffffffffffffUL) <= EXALA_FAST_MAX_BITS) {
+      l23_g_fpe_add(g, v, d, &flags);
+    } else {
+      l23_g_deposit(d, v);
+      flags |= L23_DIGITS_USED;
+    }
+  }
+  for (int k = 0; k < EXALA_FPE_N; ++k) fpe[i * EXALA_FPE_N + k] = g[k];
   accf[i] |= flags;
 }
 

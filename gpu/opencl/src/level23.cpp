@@ -413,6 +413,14 @@ void solve_device(engine& en, const char* routine, layout lay, uplo ul, transpos
   check(dia.getWorkGroupInfo(en.rt->device(), CL_KERNEL_WORK_GROUP_SIZE, &dia_max), "trsv: kernel info");
   i64 bs = 1;
   while (bs * 2 <= std::min<i64>(256, static_cast<i64>(dia_max))) bs *= 2;
+  // Update groups: W work-items, R rows of S = W / R column slices (lanes
+  // along the rows for column-major op(A), along a row otherwise).
+  std::size_t upd_max = 0;
+  check(upd.getWorkGroupInfo(en.rt->device(), CL_KERNEL_WORK_GROUP_SIZE, &upd_max), "trsv: kernel info");
+  i64 uw = 1;
+  while (uw * 2 <= std::min<i64>(256, static_cast<i64>(upd_max))) uw *= 2;
+  const bool rows_in_lanes = A.cs != 1;
+  const i64 ur = rows_in_lanes ? std::min<i64>(32, uw) : std::max<i64>(1, uw / 32);
   const i64 nblocks = (n + bs - 1) / bs;
   auto round_up = [](i64 v, i64 m) { return (v + m - 1) / m * m; };
   auto set = [](cl::Kernel& k, cl_uint& idx, const auto& v) { check(k.setArg(idx++, v), "trsv: setArg"); };
@@ -450,8 +458,12 @@ void solve_device(engine& en, const char* routine, layout lay, uplo ul, transpos
         set(upd, k, a), set(upd, k, cl_long(A.rs)), set(upd, k, cl_long(A.cs)), set(upd, k, xneg);
         set(upd, k, acc), set(upd, k, accf), set(upd, k, fpe), set(upd, k, cl_long(i0));
         set(upd, k, cl_long(i1)), set(upd, k, cl_long(r0)), set(upd, k, cl_long(r1)), set(upd, k, status);
-        check(q.enqueueNDRangeKernel(upd, cl::NullRange,
-                                     cl::NDRange(static_cast<std::size_t>(round_up(r1 - r0, 64))), cl::NDRange(64)),
+        set(upd, k, cl_int(ur)), set(upd, k, cl_int(rows_in_lanes));
+        check(upd.setArg(k++, cl::Local(static_cast<std::size_t>(uw) * 4 * 8)), "trsv: setArg");
+        check(upd.setArg(k++, cl::Local(static_cast<std::size_t>(uw) * 4)), "trsv: setArg");
+        const i64 groups = (r1 - r0 + ur - 1) / ur;
+        check(q.enqueueNDRangeKernel(upd, cl::NullRange, cl::NDRange(static_cast<std::size_t>(groups * uw)),
+                                     cl::NDRange(static_cast<std::size_t>(uw))),
               "trsv: update");
       }
     }
