@@ -557,21 +557,25 @@ int l23_dd_add_product(double x, double w, double* nh, double* nl, double* eb) {
 }
 
 // The correctly rounded quotient N / d in `mode`, where N lies within eb of
-// nh + nl (|nl| <= half an ulp of nh): 1 and *out where proven, else 0.
-// qh = nh / d, r = nh - qh d exactly (fma; no underflow in the ranges
-// checked), ql = (r + nl) / d within 2^-102 |qh|, so N / d lies within
-// margin = eb / |d| (1 + 2^-40) + 2^-96 |qh| of qh + ql; the rounding is
-// decided as in l23_try_round when that interval holds no rounding boundary.
-int l23_try_div(double nh, double nl, double eb, double d, int mode, double* out) {
+// nh + nl (|nl| <= half an ulp of nh) and inv = RN(1 / d): 1 and *out where
+// proven, else 0. No division on this critical path: qh = RN(nh inv) lies
+// within 1.5 ulps of nh / d (no underflow or overflow in the ranges
+// checked), so r = RN(nh - qh d) (fma) is below 2^-50 |nh| and within
+// 2^-103 |q d| of the exact remainder, and ql = RN(RN(r + nl) inv) (|ql| <
+// 2^-50 |q|) is within 2^-100 |q| of (nh + nl) / d - qh; hence N / d lies
+// within margin = eb |inv| (1 + 2^-40) + 2^-96 |qh| of qh + ql, and the
+// rounding is decided as in l23_try_round when that interval holds no
+// rounding boundary.
+int l23_try_div(double nh, double nl, double eb, double d, double inv, int mode, double* out) {
   if (nh == 0.0 || !isfinite(nh) || !isfinite(d) || d == 0.0) return 0;
   const int en = l23_exp(nh), ed = l23_exp(d);
   if (en < -900 || en > 900 || ed < -900 || ed > 900 || en - ed < -900 || en - ed > 900) return 0;
-  const double qh = nh / d;
+  const double qh = nh * inv;
   const double r = fma(-qh, d, nh);
-  const double ql = (r + nl) / d;
+  const double ql = (r + nl) * inv;
   double tl;
   const double th = exala_two_sum(qh, ql, &tl);
-  const double margin = (eb / fabs(d)) * (1.0 + 0x1p-40) + fabs(qh) * 0x1p-96;
+  const double margin = (eb * fabs(inv)) * (1.0 + 0x1p-40) + fabs(qh) * 0x1p-96;
   const int neg = th < 0.0;
   const double qc = fabs(th);
   const double rest = neg ? -tl : tl;
@@ -641,6 +645,7 @@ __kernel void l23_trsv_diag(__global const double* a, long a_rs, long a_cs, __gl
     }
     if (!unit) dii = a[i * a_rs + i * a_cs];
   }
+  const double inv = 1.0 / dii;  // off the critical path (l23_try_div)
   for (int p = 0; p < s0; ++p) {
     const int rp = forward ? p : rows - 1 - p;
     if (mine && ok && (forward ? r > rp : r < rp))
@@ -654,7 +659,7 @@ __kernel void l23_trsv_diag(__global const double* a, long a_rs, long a_cs, __gl
     const int slot = s & 1;
     if (r == rs) {
       double q = 0.0;
-      if (ok && l23_try_div(nh, nl, eb, dii, mode, &q)) {
+      if (ok && l23_try_div(nh, nl, eb, dii, inv, mode, &q)) {
         lx[slot] = q;
         lstop[slot] = 0;
         xneg[i] = -q;
