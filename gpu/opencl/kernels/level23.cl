@@ -10,14 +10,15 @@
 // K products of each output in W / R interleaved slices. Each work-item keeps
 // a private floating-point expansion of EXALA_FPE_N doubles fed with TwoProd /
 // TwoSum (exact); whatever the expansion cannot hold (the residual of its last
-// TwoSum), products outside the range where TwoProd is exact, and the final
-// expansion terms go into the group's __local superaccumulator for that output
+// TwoSum), products outside the range where TwoProd is exact, and (after the
+// slices' expansions are merged pairwise in local memory) the final expansion
+// terms go into the group's __local superaccumulator for that output
 // (exala::superaccumulator's digit layout: 136 int64 digits of radix 2^32,
 // digit i weighing 2^(32 i - 2176), special values and zero signs in flags
 // beside the digits). Nothing is ever rounded, so S_o is exact.
 //
 // Then, per output, either (finish == 0) the normalized digits and flags are
-// written out (the trsv/trsm panels: the host adds the rest and divides), or
+// written out (the trsm panels: the host adds the rest and divides), or
 // (finish == 1) the result y = round(alpha S + beta y) is formed on the device
 // where a rigorous error bound proves the rounding (l23_try_round), and the
 // digits of the other outputs go to a compact fallback list that the host
@@ -29,6 +30,9 @@
 // the group normalizes between blocks of L23_KCHUNK products per output, so
 // fewer than 2 L23_KCHUNK + EXALA_FPE_N W < 2^31 deposits reach a digit between
 // normalizations: |digit| < 2^63 always.
+//
+// The trsv kernels (l23_trsv_*) are described in their own section below.
+//
 // Built as "common.cl + level23.cl" (gpu/opencl/src/runtime.hpp): the error-
 // free transforms, expansions, local-superaccumulator deposits and flag
 // helpers (exala_*) come from common.cl; only what is specific to the
@@ -315,8 +319,10 @@ __kernel void l23_scatter(__global double* y, __global const long* pos, __global
 //  * every row i owns an exact accumulator in global memory: 136 digits
 //    (acc + 136 i), flags (accf[i]) and an expansion of EXALA_FPE_N doubles
 //    (fpe + 4 i), holding alpha b_i plus the products with the solutions
-//    found so far (l23_trsv_init, l23_trsv_update: one work-item per row, the
-//    only writer of that row, so no atomics are needed);
+//    found so far (l23_trsv_init; l23_trsv_update: a few work-items per row
+//    merged in local memory, the row's expansion written by one owner, its
+//    digits taking atomic deposits; the digits are used only when an
+//    expansion overflows, flagged by L23_DIGITS_USED);
 //  * l23_trsv_diag solves one diagonal block in one work-group: each row's
 //    exact numerator is approximated by a double-double nh + nl with a
 //    rigorous bound eb, the block's own products are added as the solutions
@@ -487,7 +493,8 @@ __kernel void l23_trsv_update(__global const double* a, long a_rs, long a_cs, __
   accf[i] |= flags;
 }
 
-// Normalizes a row accumulator in global memory (one writer).
+// Normalizes a row accumulator in global memory (called by the row's only
+// work-item in l23_trsv_diag; no other kernel runs meanwhile).
 void l23_g_normalize(__global long* sa) {
   long carry = 0;
   for (int i = 0; i < EXALA_DIGITS - 1; ++i) {
