@@ -389,19 +389,15 @@ void solve_device(engine& en, const char* routine, layout lay, uplo ul, transpos
       if (d[static_cast<std::size_t>(i)] == 0.0) throw singular_matrix(routine, i);
   }
   auto& q = en.rt->queue();
-  auto& ctx = en.rt->context();
-  cl_int err = CL_SUCCESS;
   const std::size_t un = static_cast<std::size_t>(n);
-  cl::Buffer acc(ctx, CL_MEM_READ_WRITE, un * ND * 8, nullptr, &err);
-  check(err, "trsv: clCreateBuffer");
-  cl::Buffer accf(ctx, CL_MEM_READ_WRITE, un * 4, nullptr, &err);
-  check(err, "trsv: clCreateBuffer");
-  cl::Buffer fpe(ctx, CL_MEM_READ_WRITE, un * 4 * 8, nullptr, &err);
-  check(err, "trsv: clCreateBuffer");
-  cl::Buffer xneg(ctx, CL_MEM_READ_WRITE, un * 8, nullptr, &err);
-  check(err, "trsv: clCreateBuffer");
-  cl::Buffer status(ctx, CL_MEM_READ_WRITE, 8, nullptr, &err);
-  check(err, "trsv: clCreateBuffer");
+  // The runtime's reusable scratch (held under the launch lock): every
+  // element is written (l23_trsv_init, the solves, the status write) before
+  // it is read, so no allocation or clearing per call.
+  const cl::Buffer acc = en.tmp(0, un * ND * 8);
+  const cl::Buffer accf = en.tmp(1, un * 4);
+  const cl::Buffer fpe = en.tmp(2, un * 4 * 8);
+  const cl::Buffer xneg = en.tmp(3, un * 8);
+  const cl::Buffer status = en.tmp(4, 8);
   const cl_int running[2] = {-1, -1};
   check(q.enqueueWriteBuffer(status, CL_FALSE, 0, 8, running), "trsv: status");
 
