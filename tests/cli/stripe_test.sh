@@ -236,7 +236,8 @@ kill_when() {
 # SIGKILL at random moments (random amounts of progress), resuming each time
 # with other thread counts and caches (the bits do not depend on them), the
 # last kill in the solve phase if it is not over first, then a run to the
-# end: the solution equals an uninterrupted run's. While the first run
+# end: the solution equals an uninterrupted run's. A run that ends before
+# its kill makes the next one start over; at least 3 of the 5 must be killed. While the first run
 # works, other commands on its work directory stop at once (the lock).
 # RANDOM_SEED=... repeats the choices of a run.
 kill_resume() {
@@ -272,13 +273,16 @@ kill_resume() {
       kills=$((kills + 1))
       echo "run $k (gap $gap) killed at: $line"
     elif [ "$rc" -eq 0 ]; then
+      # On a loaded (or fast) machine the kill may land after the end: the
+      # next run starts over, so that it has work left to be killed in.
       echo "run $k (gap $gap) finished before its kill"
+      restart=--restart
     else
       tail -n 3 run.txt
       fail "run $k: exit status $rc"
     fi
   done
-  [ "$kills" -ge 4 ] || fail "only $kills runs were killed"
+  [ "$kills" -ge 3 ] || fail "only $kills runs were killed"
   log=log_final run solve --workdir wd --cache 6M $f --threads 1 -o x.mtx
   cat log_final
   has log_final "resumed \([0-9]+ pivot groups? (was|were) already done\)"
