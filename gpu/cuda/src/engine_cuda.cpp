@@ -22,7 +22,6 @@
 
 #include "exala/cuda.hpp"
 #include "exala/error.hpp"
-#include "getrf_small.hpp"
 #include "laswp.hpp"
 #include "stripe/engine.hpp"
 
@@ -124,24 +123,17 @@ class cuda_engine final : public st::device_engine {
   }
   i64 getrf(i64 m, i64 n, double* a, i64 lda, i64* ipiv) override {
     if (m <= 0 || n <= 0) return 0;
+    int lwork = 0;
+    check(cusolverDnDgetrf_bufferSize(solver_, int(m), int(n), a, int(lda), &lwork), "cusolverDnDgetrf_bufferSize");
+    if (std::size_t(lwork) > work_size_) {
+      cudaFree(work_);
+      work_ = nullptr;
+      check(cudaMalloc(&work_, std::size_t(lwork) * sizeof(double)), "cudaMalloc(getrf workspace)");
+      work_size_ = std::size_t(lwork);
+    }
     const i64 k = std::min(m, n);
     grow_ipiv(k);
-    // Substripe blocks: one kernel instead of cuSOLVER's launches per column
-    // (its pivots 0-based); panels: cusolverDnDgetrf (1-based pivots).
-    const bool small = m == n && n <= getrf_small_max;
-    if (small) {
-      check(launch_getrf_small(streams_[compute], int(n), a, lda, ipiv32_, info_), "getrf_small kernel launch");
-    } else {
-      int lwork = 0;
-      check(cusolverDnDgetrf_bufferSize(solver_, int(m), int(n), a, int(lda), &lwork), "cusolverDnDgetrf_bufferSize");
-      if (std::size_t(lwork) > work_size_) {
-        cudaFree(work_);
-        work_ = nullptr;
-        check(cudaMalloc(&work_, std::size_t(lwork) * sizeof(double)), "cudaMalloc(getrf workspace)");
-        work_size_ = std::size_t(lwork);
-      }
-      check(cusolverDnDgetrf(solver_, int(m), int(n), a, int(lda), work_, ipiv32_, info_), "cusolverDnDgetrf");
-    }
+    check(cusolverDnDgetrf(solver_, int(m), int(n), a, int(lda), work_, ipiv32_, info_), "cusolverDnDgetrf");
     std::vector<int> piv(static_cast<std::size_t>(k));
     int info = 0;
     check(cudaMemcpyAsync(piv.data(), ipiv32_, std::size_t(k) * sizeof(int), cudaMemcpyDeviceToHost,
@@ -150,8 +142,7 @@ class cuda_engine final : public st::device_engine {
     check(cudaMemcpyAsync(&info, info_, sizeof(int), cudaMemcpyDeviceToHost, streams_[compute]),
           "cudaMemcpyAsync(info)");
     check(cudaStreamSynchronize(streams_[compute]), "getrf");
-    const int base = small ? 0 : 1;
-    for (i64 i = 0; i < k; ++i) ipiv[i] = piv[std::size_t(i)] - base;
+    for (i64 i = 0; i < k; ++i) ipiv[i] = piv[std::size_t(i)] - 1;
     return info > 0 ? info : 0;
   }
   void laswp(i64 ncols, double* a, i64 lda, i64 k1, i64 k2, const i64* ipiv) override {
