@@ -175,7 +175,7 @@ void print(const args& a, const exala::stripe_lu_report& r, double secs, i64 nb,
   std::printf(
       "mode,n,stripe,substripe,meta,order,pivot,cache_mib,threads,seconds,gflops,baseline_n,"
       "baseline_seconds,baseline_gflops,ratio,read_gb,written_gb,hits,misses,peak_cache_mib,"
-      "peak_rss_mib\n");
+      "peak_rss_mib,io_wait_seconds\n");
   std::printf("%s,%lld,%lld,%lld,%lld,%s,%s,%.0f,%d,%.3f,%.2f,%lld,%.3f,%.2f,%.3f,%.2f,%.2f,%lld,%lld,%.0f,%.0f,%.2f\n",
               a.mode.c_str(), (long long)a.n, (long long)r.stripe, (long long)r.substripe,
               (long long)r.meta, r.order.c_str(), r.pivot.c_str(), double(a.cache) / 1048576.0,
