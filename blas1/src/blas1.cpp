@@ -130,10 +130,7 @@ void simd_whole(superaccumulator& out, op o, const vec& x, const vec& y) {
 // The OpenCL hook table; throws when exala::gpu did not register it.
 const detail::opencl_blas1_hooks* registered_opencl_hooks() {
   const detail::opencl_blas1_hooks* h = detail::get_opencl_blas1_hooks();
-  if (h == nullptr)
-    throw error("exala: backend 'opencl' is compiled in but not registered in this program: "
-                "link exala::gpu and include <exala/opencl.hpp> (or call "
-                "exala::opencl::register_backend())");
+  if (h == nullptr) detail::throw_opencl_not_registered(nullptr);
   return h;
 }
 
@@ -190,6 +187,13 @@ std::atomic<const detail::opencl_blas1_hooks*> opencl_hooks{nullptr};
 
 void detail::set_opencl_blas1_hooks(const opencl_blas1_hooks* hooks) noexcept {
   opencl_hooks.store(hooks, std::memory_order_release);
+}
+
+void detail::throw_opencl_not_registered(const char* routine) {
+  throw error(std::string("exala: ") + (routine ? std::string(routine) + ": " : std::string()) +
+              "backend 'opencl' is compiled in but not registered in this program: link "
+              "exala::gpu and include <exala/opencl.hpp> (or call "
+              "exala::opencl::register_backend())");
 }
 
 const detail::opencl_blas1_hooks* detail::get_opencl_blas1_hooks() noexcept {

@@ -3,9 +3,8 @@
 #include "exala/detail/opencl_hooks3.hpp"
 
 #include <atomic>
-#include <string>
 
-#include "exala/error.hpp"
+#include "exala/detail/opencl_hooks.hpp"
 
 namespace exala::detail {
 
@@ -23,11 +22,7 @@ const opencl_blas3_hooks* get_opencl_blas3_hooks() noexcept {
 
 const opencl_blas3_hooks& require_opencl_blas3_hooks(const char* routine) {
   const opencl_blas3_hooks* h = get_opencl_blas3_hooks();
-  if (h == nullptr)
-    throw error(std::string("exala: ") + routine +
-                ": backend 'opencl' is compiled in but not registered in this program: link "
-                "exala::gpu and include <exala/opencl.hpp> (or call "
-                "exala::opencl::register_backend())");
+  if (h == nullptr) throw_opencl_not_registered(routine);
   return *h;
 }
 

@@ -34,4 +34,9 @@ void set_opencl_blas1_hooks(const opencl_blas1_hooks* hooks) noexcept;
 // The registered table, or nullptr when no OpenCL backend registered itself.
 const opencl_blas1_hooks* get_opencl_blas1_hooks() noexcept;
 
+// Throws the exala::error of every layer's front end when backend::opencl is
+// compiled in but exala::gpu did not register its hooks in this program
+// (`routine`, if not null, opens the message).
+[[noreturn]] void throw_opencl_not_registered(const char* routine);
+
 }  // namespace exala::detail
