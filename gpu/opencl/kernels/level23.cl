@@ -61,6 +61,35 @@ inline double l23_next_down(double q) { return as_double(as_ulong(q) - 1UL); }
 // floor(log2 |x|) of a normal x (a subnormal x gives -1023: callers reject it).
 inline int l23_exp(double x) { return (int)((as_ulong(x) >> 52) & 0x7FFUL) - 1023; }
 
+// The rounding decision shared by l23_try_round and l23_try_div: the exact
+// value is th + tl + err with |err| <= margin and th = fl(th + tl) (a zero,
+// subnormal or non-finite th gives no decision or a result both callers
+// reject by its exponent afterwards). Sets *res to |the correctly rounded value| in
+// direction `mode` (0 nearest, 1 toward zero, 2 up, 3 down) and returns 1
+// when every value in [th + tl - margin, th + tl + margin] rounds to the same
+// double: for nearest, the interval stays strictly inside the rounding
+// interval of |th| (half a gap either side); for the directed modes it lies
+// wholly above or below |th|, so the result is |th| or its neighbour. Else 0.
+inline int l23_decide(double th, double tl, double margin, int mode, double* res) {
+  const int neg = th < 0.0;
+  const double qc = fabs(th);
+  const double rest = neg ? -tl : tl;
+  const double gu = l23_next_up(qc) - qc, gd = qc - l23_next_down(qc);
+  if (mode == 0) {
+    if (!(rest + margin < 0.5 * gu && rest - margin > -0.5 * gd)) return 0;
+    *res = qc;
+    return 1;
+  }
+  const int up = (mode == 2 && !neg) || (mode == 3 && neg);
+  if (rest > margin)
+    *res = up ? l23_next_up(qc) : qc;
+  else if (rest < -margin)
+    *res = up ? qc : l23_next_down(qc);
+  else
+    return 0;
+  return 1;
+}
+
 // Tries to round alpha S + beta c (S: the normalized digits dg with term flags
 // `flags`; c already 0 when beta == 0) on the device, in rounding mode `mode`
 // (0 nearest-even, 1 toward zero, 2 upward, 3 downward, as exala::rounding).
@@ -157,23 +186,9 @@ int l23_try_round(volatile __local const long* dg, uint flags, double alpha, dou
   const double tl = (t1 - (th - bb)) + (t2 - bb);
   const double margin = (fabs(P1) + fabs(Q1)) * 0x1p-90;
   const int neg = th < 0.0;
-  const double qc = fabs(th);
-  const double rest = neg ? -tl : tl;
-  if (!(qc > 0x1p-1000)) return 0;
-  const double gu = l23_next_up(qc) - qc, gd = qc - l23_next_down(qc);
+  if (!(fabs(th) > 0x1p-1000)) return 0;
   double res;
-  if (mode == 0) {
-    if (!(rest + margin < 0.5 * gu && rest - margin > -0.5 * gd)) return 0;
-    res = qc;
-  } else {
-    const int up = (mode == 2 && !neg) || (mode == 3 && neg);
-    if (rest > margin)
-      res = up ? l23_next_up(qc) : qc;
-    else if (rest < -margin)
-      res = up ? qc : l23_next_down(qc);
-    else
-      return 0;
-  }
+  if (!l23_decide(th, tl, margin, mode, &res)) return 0;
   const long re = (long)l23_exp(res) + s;
   if (re < -1020 || re > 1023) return 0;
   const double r = ldexp(res, (int)s);
@@ -584,22 +599,8 @@ int l23_try_div(double nh, double nl, double eb, double d, double inv, int mode,
   const double th = exala_two_sum(qh, ql, &tl);
   const double margin = (eb * fabs(inv)) * (1.0 + 0x1p-40) + fabs(qh) * 0x1p-96;
   const int neg = th < 0.0;
-  const double qc = fabs(th);
-  const double rest = neg ? -tl : tl;
-  const double gu = l23_next_up(qc) - qc, gd = qc - l23_next_down(qc);
   double res;
-  if (mode == 0) {
-    if (!(rest + margin < 0.5 * gu && rest - margin > -0.5 * gd)) return 0;
-    res = qc;
-  } else {
-    const int up = (mode == 2 && !neg) || (mode == 3 && neg);
-    if (rest > margin)
-      res = up ? l23_next_up(qc) : qc;
-    else if (rest < -margin)
-      res = up ? qc : l23_next_down(qc);
-    else
-      return 0;
-  }
+  if (!l23_decide(th, tl, margin, mode, &res)) return 0;
   if (!isfinite(res) || l23_exp(res) < -1020) return 0;
   *out = neg ? -res : res;
   return 1;
