@@ -6,15 +6,18 @@
 // systems stored on an array of solid state devices", J. Supercomputing 2014):
 // the matrix lives as stripe files on one or more disks (the disk tier), a
 // byte-budgeted host cache holds the stripes in use (the host tier), and a
-// dense_engine does the arithmetic (CPU over the system BLAS; GPU engines
-// later). Pivot stripes are factored by substripes of S' rows with local
+// dense_engine does the arithmetic: "cpu" over the system BLAS, or "cuda"
+// (exala/cuda.hpp: cuBLAS/cuSOLVER, the current pivot group in device
+// memory, the later stripes streamed through it; the solve phase and the
+// refinement stay on the CPU). Pivot stripes are factored by substripes of S' rows with local
 // partial pivoting (pivot search within the substripe, as in the seed) or,
 // in core, with ordinary partial pivoting; the L and U factors are kept, so
 // further right-hand sides need no refactoring.
 //
 // Guarantees:
 // - Reproducible: the factors and the solution depend only on the matrix,
-//   the right-hand sides, (S, S', pivoting) and the engine's BLAS - never on
+//   the right-hand sides, (S, S', pivoting) and the engine (its BLAS, or the
+//   GPU model and CUDA library versions) - never on
 //   the thread count, the cache size, the traversal order, the meta-stripe
 //   count, the number of I/O threads, or on a run having been killed and
 //   resumed (tests check bit equality across all of these).
