@@ -61,6 +61,49 @@ inline double l23_next_down(double q) { return as_double(as_ulong(q) - 1UL); }
 // floor(log2 |x|) of a normal x (a subnormal x gives -1023: callers reject it).
 inline int l23_exp(double x) { return (int)((as_ulong(x) >> 52) & 0x7FFUL) - 1023; }
 
+// The top of normalized digits dg (exala::superaccumulator's layout) as a
+// double-double: 0 when S == 0 or the top digit is not a sign digit (0 or
+// -1); else |S| = (vh + vl) 2^E (1 + e1), |e1| < 2^-95, and *neg its sign.
+// vh + vl is the sum of the four magnitude digits from the highest nonzero
+// one h (TwoSum chain, error below 2^-100 of it, then renormalized), the
+// digits below h - 3 weighing less than 2^-96 of it; E = 32 h + min exponent.
+// Magnitude digit i (two's complement when negative: 2^32 - d_z at the
+// lowest nonzero digit z, 2^32 - 1 - d_i above it, 0 below).
+// One definition per address space (OpenCL 1.2 has no generic pointers).
+#define L23_MAG(dg, i, neg, z)                                                   \
+  ((i) < 0 ? 0UL                                                                 \
+           : (!(neg) ? (ulong)(dg)[(i)]                                          \
+                     : ((i) < (z) ? 0UL                                          \
+                                  : ((i) == (z) ? 0x100000000UL - (ulong)(dg)[(i)] \
+                                                : 0xffffffffUL - (ulong)(dg)[(i)]))))
+#define L23_DEFINE_TOP_DD(NAME, PTR)                                             \
+  int NAME(PTR dg, int* neg, double* vh_out, double* vl_out, int* E) {           \
+    const long top = dg[EXALA_DIGITS - 1];                                       \
+    if (top != 0 && top != -1) return 0;                                         \
+    const int s_neg = top < 0;                                                   \
+    int z = 0;                                                                   \
+    if (s_neg)                                                                   \
+      while (z < EXALA_DIGITS - 1 && dg[z] == 0) ++z;                            \
+    int h = EXALA_DIGITS - 2;                                                    \
+    while (h >= 0 && L23_MAG(dg, h, s_neg, z) == 0) --h;                         \
+    if (h < 0) return 0;                                                         \
+    double vh = 0.0, vl = 0.0, e;                                                \
+    for (int k = 0; k < 4; ++k) {                                                \
+      vh = exala_two_sum(vh, ldexp((double)L23_MAG(dg, h - k, s_neg, z), -32 * k), &e); \
+      vl += e;                                                                   \
+    }                                                                            \
+    vh = exala_two_sum(vh, vl, &e);                                              \
+    *vh_out = vh;                                                                \
+    *vl_out = e;                                                                 \
+    *neg = s_neg;                                                                \
+    *E = 32 * h + EXALA_MIN_EXP;                                                 \
+    return 1;                                                                    \
+  }
+L23_DEFINE_TOP_DD(l23_top_dd_local, volatile __local const long*)
+L23_DEFINE_TOP_DD(l23_top_dd_global, __global const long*)
+#undef L23_DEFINE_TOP_DD
+#undef L23_MAG
+
 // The rounding decision shared by l23_try_round and l23_try_div: the exact
 // value is th + tl + err with |err| <= margin and th = fl(th + tl) (a zero,
 // subnormal or non-finite th gives no decision or a result both callers
@@ -122,39 +165,9 @@ int l23_try_round(volatile __local const long* dg, uint flags, double alpha, dou
                   int mode, double* out) {
   if ((flags & L23_SPECIAL) != 0) return 0;
   if (!isfinite(alpha) || !isfinite(beta) || !isfinite(c) || alpha == 0.0) return 0;
-  const long top = dg[EXALA_DIGITS - 1];
-  if (top != 0 && top != -1) return 0;
-  const int s_neg = top < 0;
-  int z = 0;
-  if (s_neg)
-    while (z < EXALA_DIGITS - 1 && dg[z] == 0) ++z;
-  // Magnitude digit i of |S| (two's complement: 2^32 - d_z at the lowest
-  // nonzero digit z, 2^32 - 1 - d_i above it, 0 below).
-#define L23_MAG(i)                                                                       \
-  ((i) < 0 ? 0UL                                                                         \
-           : (!s_neg ? (ulong)dg[(i)]                                                    \
-                     : ((i) < z ? 0UL                                                    \
-                                : ((i) == z ? 0x100000000UL - (ulong)dg[(i)]             \
-                                            : 0xffffffffUL - (ulong)dg[(i)]))))
-  int h = EXALA_DIGITS - 2;
-  while (h >= 0 && L23_MAG(h) == 0) --h;
-  if (h < 0) return 0;  // S == 0: IEEE zero signs on the host
+  int s_neg = 0, E = 0;
   double vh = 0.0, vl = 0.0;
-  for (int k = 0; k < 4; ++k) {
-    const double part = ldexp((double)L23_MAG(h - k), -32 * k);  // exact
-    const double s = vh + part;
-    const double bb = s - vh;
-    vl += (vh - (s - bb)) + (part - bb);
-    vh = s;
-  }
-#undef L23_MAG
-  {
-    const double s = vh + vl;
-    const double bb = s - vh;
-    vl = (vh - (s - bb)) + (vl - bb);
-    vh = s;
-  }
-  const int E = 32 * h + EXALA_MIN_EXP;
+  if (!l23_top_dd_local(dg, &s_neg, &vh, &vl, &E)) return 0;  // S == 0: IEEE zero signs on the host
   int ea = 0;
   double am = frexp(alpha, &ea);  // [0.5, 1), exact
   if (s_neg) am = -am;
@@ -524,33 +537,9 @@ void l23_g_normalize(__global long* sa) {
 // zero or beyond 2^+-900 (the exact path decides then). Same magnitude
 // extraction as l23_try_round: relative error below 2^-95.
 int l23_g_dd(__global const long* dg, double* nh, double* nl, double* eb) {
-  const long top = dg[EXALA_DIGITS - 1];
-  if (top != 0 && top != -1) return 0;
-  const int s_neg = top < 0;
-  int z = 0;
-  if (s_neg)
-    while (z < EXALA_DIGITS - 1 && dg[z] == 0) ++z;
-#define L23_GMAG(i)                                                                      \
-  ((i) < 0 ? 0UL                                                                         \
-           : (!s_neg ? (ulong)dg[(i)]                                                    \
-                     : ((i) < z ? 0UL                                                    \
-                                : ((i) == z ? 0x100000000UL - (ulong)dg[(i)]             \
-                                            : 0xffffffffUL - (ulong)dg[(i)]))))
-  int h = EXALA_DIGITS - 2;
-  while (h >= 0 && L23_GMAG(h) == 0) --h;
-  if (h < 0) return 0;
+  int s_neg = 0, E = 0;
   double vh = 0.0, vl = 0.0;
-  for (int k = 0; k < 4; ++k) {
-    const double part = ldexp((double)L23_GMAG(h - k), -32 * k);
-    double e;
-    vh = exala_two_sum(vh, part, &e);
-    vl += e;
-  }
-#undef L23_GMAG
-  double e;
-  vh = exala_two_sum(vh, vl, &e);
-  vl = e;
-  const int E = 32 * h + EXALA_MIN_EXP;
+  if (!l23_top_dd_global(dg, &s_neg, &vh, &vl, &E)) return 0;
   if (E < -900 || E > 900) return 0;
   *nh = ldexp(s_neg ? -vh : vh, E);
   *nl = ldexp(s_neg ? -vl : vl, E);
