@@ -61,6 +61,40 @@ void dlaswp_(const int* n, double* a, const int* lda, const int* k1, const int* 
 namespace exala::detail::stripe {
 namespace {
 
+// ---- which BLAS: the system's, even under ExaLA's drop-in BLAS ----
+// When libexala_blas.so (bindings/blas_abi) is preloaded, the names dgemm_
+// and dtrsm_ resolve to its exact, correctly rounded routines. The engine
+// does not need them (its bits are reproducible by the tiling above, not by
+// exactness) and they are far slower, so it asks the drop-in library for the
+// next library's symbols (exala_blas_abi_next: dlsym(RTLD_NEXT) from inside
+// it). Without the drop-in library the linked symbols are used directly.
+struct system_blas {
+  decltype(&::dgemm_) dgemm = &::dgemm_;
+  decltype(&::dtrsm_) dtrsm = &::dtrsm_;
+  decltype(&::dgetrf_) dgetrf = &::dgetrf_;
+  decltype(&::dlaswp_) dlaswp = &::dlaswp_;
+};
+
+template <class F>
+void take_next(void* (*next)(const char*), const char* name, F& fn) {
+  if (void* sym = next(name)) fn = reinterpret_cast<F>(sym);
+}
+
+const system_blas& sys() {
+  static const system_blas blas = [] {
+    system_blas b;
+    using next_fn = void* (*)(const char*);
+    if (auto next = reinterpret_cast<next_fn>(dlsym(RTLD_DEFAULT, "exala_blas_abi_next"))) {
+      take_next(next, "dgemm_", b.dgemm);
+      take_next(next, "dtrsm_", b.dtrsm);
+      take_next(next, "dgetrf_", b.dgetrf);
+      take_next(next, "dlaswp_", b.dlaswp);
+    }
+    return b;
+  }();
+  return blas;
+}
+
 // ---- tile shapes (the only tuning knobs) ----
 // A tiled dimension of length len is cut into `count` pieces:
 //   count = ceil(len / max_width), rounded up to a multiple of `multiple`,
@@ -232,7 +266,7 @@ class cpu_engine final : public dense_engine {
       const std::int64_t i0 = rs.begin(ti), j0 = cs.begin(tj);
       const int mm = i32(rs.size(ti)), nn = i32(cs.size(tj));
       const double minus_one = -1.0, one = 1.0;
-      dgemm_("N", "N", &mm, &nn, &ik, &minus_one, a + i0, &ila, b + j0 * ldb, &ilb, &one,
+      sys().dgemm("N", "N", &mm, &nn, &ik, &minus_one, a + i0, &ila, b + j0 * ldb, &ilb, &one,
              c + i0 + j0 * ldc, &ilc, 1, 1);
     });
   }
@@ -253,7 +287,7 @@ class cpu_engine final : public dense_engine {
     for_tiles(threads_, rs.count, [&](std::int64_t t) {
       const int mm = i32(rs.size(t));
       const double one = 1.0;
-      dtrsm_("R", "U", "N", "N", &mm, &ik, &one, u, &ilu, b + rs.begin(t), &ilb, 1, 1, 1, 1);
+      sys().dtrsm("R", "U", "N", "N", &mm, &ik, &one, u, &ilu, b + rs.begin(t), &ilb, 1, 1, 1, 1);
     });
   }
 
@@ -284,7 +318,7 @@ class cpu_engine final : public dense_engine {
     std::vector<int> piv(static_cast<std::size_t>(mn));
     const int im = i32(m), in = i32(n), ila = i32(lda);
     int info = 0;
-    dgetrf_(&im, &in, a, &ila, piv.data(), &info);
+    sys().dgetrf(&im, &in, a, &ila, piv.data(), &info);
     if (info < 0)
       throw invalid_argument("getrf", "dgetrf_ rejected argument " + std::to_string(-info));
     for (std::int64_t i = 0; i < mn; ++i) ipiv[i] = piv[static_cast<std::size_t>(i)] - 1;
@@ -318,7 +352,7 @@ class cpu_engine final : public dense_engine {
     const int ila = i32(lda), ik1 = i32(k1 + 1), ik2 = i32(k2), inc = 1;
     for_tiles(threads_, cs.count, [&](std::int64_t t) {
       const int nn = i32(cs.size(t));
-      dlaswp_(&nn, a + cs.begin(t) * lda, &ila, &ik1, &ik2, piv.data(), &inc);
+      sys().dlaswp(&nn, a + cs.begin(t) * lda, &ila, &ik1, &ik2, piv.data(), &inc);
     });
   }
 
@@ -341,7 +375,7 @@ class cpu_engine final : public dense_engine {
     for_tiles(threads_, cs.count, [&](std::int64_t j) {
       const int nn = i32(cs.size(j));
       const double one = 1.0;
-      dtrsm_("L", &uplo, "N", &diag, &ik, &nn, &one, t, &ilt, b + cs.begin(j) * ldb, &ilb, 1, 1,
+      sys().dtrsm("L", &uplo, "N", &diag, &ik, &nn, &one, t, &ilt, b + cs.begin(j) * ldb, &ilb, 1, 1,
              1, 1);
     });
   }
