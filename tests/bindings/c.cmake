@@ -14,3 +14,27 @@ if(TARGET exala::c)
   add_test(NAME test_c_api COMMAND test_c_api)
   set_tests_properties(test_c_api PROPERTIES LABELS unit ENVIRONMENT OMP_WAIT_POLICY=passive)
 endif()
+
+if(TARGET exala::c)
+  # The C++ layers linked statically here are the oracle (reference backend);
+  # libexala.so keeps its own copy hidden.
+  exala_test_executable(test_c_api_cpp ${CMAKE_CURRENT_SOURCE_DIR}/bindings/c/test_c_api_cpp.cpp
+                        exala::c)
+  target_link_libraries(test_c_api_cpp PRIVATE exala::blas3 exala::solvers)
+  exala_add_suite(test_c_api_cpp)
+  set_tests_properties(test_c_api_cpp test_c_api_cpp_long PROPERTIES
+                       ENVIRONMENT OMP_WAIT_POLICY=passive)
+  # The process-wide default reads EXALA_BACKEND / EXALA_NUM_THREADS once:
+  # fresh processes with bad and good values run the (otherwise disabled)
+  # `environment` case.
+  foreach(env "bogus:EXALA_BACKEND=bogus"
+              "threads:EXALA_NUM_THREADS=3x"
+              "valid:EXALA_BACKEND=reference;EXALA_NUM_THREADS=3")
+    string(FIND "${env}" ":" colon)
+    string(SUBSTRING "${env}" 0 ${colon} name)
+    math(EXPR start "${colon} + 1")
+    string(SUBSTRING "${env}" ${start} -1 vars)
+    add_test(NAME test_c_api_env_${name} COMMAND test_c_api_cpp --run_test=environment)
+    set_tests_properties(test_c_api_env_${name} PROPERTIES LABELS unit ENVIRONMENT "${vars}")
+  endforeach()
+endif()
