@@ -38,3 +38,14 @@ if(TARGET exala::c)
     set_tests_properties(test_c_api_env_${name} PROPERTIES LABELS unit ENVIRONMENT "${vars}")
   endforeach()
 endif()
+
+if(TARGET exala::c)
+  # The C example (bindings/c/examples/example.c) checks its own results.
+  add_executable(c_api_example ${PROJECT_SOURCE_DIR}/bindings/c/examples/example.c)
+  target_link_libraries(c_api_example PRIVATE exala::c)
+  set_target_properties(c_api_example PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON
+                                                 C_EXTENSIONS OFF)
+  target_compile_options(c_api_example PRIVATE -Wall -Wextra -pedantic -Werror)
+  add_test(NAME c_api_example COMMAND c_api_example)
+  set_tests_properties(c_api_example PROPERTIES LABELS unit)
+endif()
