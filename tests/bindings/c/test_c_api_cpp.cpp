@@ -346,6 +346,27 @@ BOOST_AUTO_TEST_CASE(gemv_every_layout_and_transpose) {
         }
 }
 
+// trsv of a random well-conditioned triangle with right-hand side on stride
+// inc, in rounding direction `mode`, on every configuration against C++.
+void check_trsv(rng_t& r, i64 n, exala::layout lay, exala::uplo ul, exala::transpose tr,
+                exala::diag dg, i64 inc, int mode) {
+  const std::vector<double> a = triangular(r, n);
+  const std::vector<double> b = random_vector(r, n, inc, -3, 3);
+  std::vector<double> want = b;
+  exala::trsv(lay, ul, tr, dg, n, a.data(), std::max<i64>(1, n), want.data(), inc, reference(mode));
+  for (const c_config& c : configs()) {
+    const exala_exec e = c_exec(c, mode, c.threads == 2 ? 5 : 0);
+    std::vector<double> x = b;
+    C_OK(exala_trsv(static_cast<exala_layout>(c_layout(lay)), static_cast<exala_uplo>(c_uplo(ul)),
+                    static_cast<exala_transpose>(c_trans(tr)), static_cast<exala_diag>(c_diag(dg)), n,
+                    a.data(), std::max<i64>(1, n), x.data(), inc, &e));
+    std::ostringstream what;
+    what << "trsv " << c.name << " n=" << n << " lay=" << c_layout(lay) << " uplo=" << c_uplo(ul)
+         << " trans=" << c_trans(tr) << " diag=" << c_diag(dg) << " inc=" << inc << " mode=" << mode;
+    same_vectors(x, want, what.str());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(trsv_every_triangle) {
   rng_t r(4);
   const i64 sizes[] = {0, 1, 7, 1001};
@@ -357,30 +378,43 @@ BOOST_AUTO_TEST_CASE(trsv_every_triangle) {
           for (const exala::diag dg : diags)
             for (const i64 inc : incs) {
               if (n > 100 && inc != 1 && dg == exala::diag::unit) continue;  // keep it fast
-              const std::vector<double> a = triangular(r, n);
-              const std::vector<double> b = random_vector(r, n, inc, -3, 3);
-              const int mode = static_cast<int>(r() % 4);
-              std::vector<double> want = b;
-              exala::trsv(lay, ul, tr, dg, n, a.data(), std::max<i64>(1, n), want.data(), inc,
-                          reference(mode));
-              for (const c_config& c : configs()) {
-                const exala_exec e = c_exec(c, mode, c.threads == 2 ? 5 : 0);
-                std::vector<double> x = b;
-                C_OK(exala_trsv(static_cast<exala_layout>(c_layout(lay)),
-                                static_cast<exala_uplo>(c_uplo(ul)),
-                                static_cast<exala_transpose>(c_trans(tr)),
-                                static_cast<exala_diag>(c_diag(dg)), n, a.data(),
-                                std::max<i64>(1, n), x.data(), inc, &e));
-                std::ostringstream what;
-                what << "trsv " << c.name << " n=" << n << " lay=" << c_layout(lay)
-                     << " uplo=" << c_uplo(ul) << " trans=" << c_trans(tr) << " diag=" << c_diag(dg)
-                     << " inc=" << inc << " mode=" << mode;
-                same_vectors(x, want, what.str());
-              }
+              check_trsv(r, n, lay, ul, tr, dg, inc, static_cast<int>(r() % 4));
             }
 }
 
 // ===================================================================== blas3
+
+// C = alpha op(A) op(B) + beta C for random operands stored in `lay` with
+// padded leading dimensions (pad), on every configuration against C++.
+void check_gemm(rng_t& r, exala::layout lay, exala::transpose ta, exala::transpose tb, i64 m, i64 n,
+                i64 k, i64 pad) {
+  const bool row = lay == exala::layout::row_major;
+  // stored dimensions of A (m x k or k x m) and B (k x n or n x k)
+  const i64 ar = ta == exala::transpose::none ? m : k, ac = ta == exala::transpose::none ? k : m;
+  const i64 br = tb == exala::transpose::none ? k : n, bc = tb == exala::transpose::none ? n : k;
+  const i64 lda = std::max<i64>(1, row ? ac : ar) + pad;
+  const i64 ldb = std::max<i64>(1, row ? bc : br) + 2 * pad;
+  const i64 ldc = std::max<i64>(1, row ? n : m) + pad;
+  const std::vector<double> a = random_matrix(r, ar, ac, lda, lay);
+  const std::vector<double> b = random_matrix(r, br, bc, ldb, lay);
+  const std::vector<double> c0 = random_matrix(r, m, n, ldc, lay);
+  const double alpha = random_exp(r, -3, 3), beta = (r() % 3 == 0) ? 0.0 : random_exp(r, -3, 3);
+  const int mode = static_cast<int>(r() % 4);
+  std::vector<double> want = c0;
+  exala::gemm(lay, ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, want.data(), ldc,
+              reference(mode));
+  for (const c_config& cf : configs()) {
+    const exala_exec e = c_exec(cf, mode, cf.threads == 3 ? 16 : 0);
+    std::vector<double> c = c0;
+    C_OK(exala_gemm(static_cast<exala_layout>(c_layout(lay)), static_cast<exala_transpose>(c_trans(ta)),
+                    static_cast<exala_transpose>(c_trans(tb)), m, n, k, alpha, a.data(), lda, b.data(),
+                    ldb, beta, c.data(), ldc, &e));
+    std::ostringstream what;
+    what << "gemm " << cf.name << " lay=" << c_layout(lay) << " ta=" << c_trans(ta)
+         << " tb=" << c_trans(tb) << " m=" << m << " n=" << n << " k=" << k << " mode=" << mode;
+    same_vectors(c, want, what.str());
+  }
+}
 
 BOOST_AUTO_TEST_CASE(gemm_every_layout_and_transpose) {
   rng_t r(5);
@@ -388,37 +422,7 @@ BOOST_AUTO_TEST_CASE(gemm_every_layout_and_transpose) {
   for (const exala::layout lay : layouts)
     for (const exala::transpose ta : transposes)
       for (const exala::transpose tb : transposes)
-        for (const auto& s : shapes) {
-          const i64 m = s[0], n = s[1], k = s[2];
-          const bool row = lay == exala::layout::row_major;
-          // stored dimensions of A (m x k or k x m) and B (k x n or n x k)
-          const i64 ar = ta == exala::transpose::none ? m : k, ac = ta == exala::transpose::none ? k : m;
-          const i64 br = tb == exala::transpose::none ? k : n, bc = tb == exala::transpose::none ? n : k;
-          const i64 lda = std::max<i64>(1, row ? ac : ar) + 1;
-          const i64 ldb = std::max<i64>(1, row ? bc : br) + 3;
-          const i64 ldc = std::max<i64>(1, row ? n : m) + 2;
-          const std::vector<double> a = random_matrix(r, ar, ac, lda, lay);
-          const std::vector<double> b = random_matrix(r, br, bc, ldb, lay);
-          const std::vector<double> c0 = random_matrix(r, m, n, ldc, lay);
-          const double alpha = random_exp(r, -3, 3), beta = (r() % 3 == 0) ? 0.0 : random_exp(r, -3, 3);
-          const int mode = static_cast<int>(r() % 4);
-          std::vector<double> want = c0;
-          exala::gemm(lay, ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, want.data(),
-                      ldc, reference(mode));
-          for (const c_config& cf : configs()) {
-            const exala_exec e = c_exec(cf, mode, cf.threads == 3 ? 16 : 0);
-            std::vector<double> c = c0;
-            C_OK(exala_gemm(static_cast<exala_layout>(c_layout(lay)),
-                            static_cast<exala_transpose>(c_trans(ta)),
-                            static_cast<exala_transpose>(c_trans(tb)), m, n, k, alpha, a.data(), lda,
-                            b.data(), ldb, beta, c.data(), ldc, &e));
-            std::ostringstream what;
-            what << "gemm " << cf.name << " lay=" << c_layout(lay) << " ta=" << c_trans(ta)
-                 << " tb=" << c_trans(tb) << " m=" << m << " n=" << n << " k=" << k
-                 << " mode=" << mode;
-            same_vectors(c, want, what.str());
-          }
-        }
+        for (const auto& s : shapes) check_gemm(r, lay, ta, tb, s[0], s[1], s[2], 1 + s[0] % 2);
 }
 
 BOOST_AUTO_TEST_CASE(trsm_every_side_and_triangle) {
@@ -723,40 +727,9 @@ BOOST_AUTO_TEST_CASE(long_bigger_shapes, *boost::unit_test::label("long")) {
   rng_t r(11);
   for (const exala::layout lay : layouts)
     for (const exala::transpose ta : transposes) {
-      const exala::transpose tb = ta == exala::transpose::none ? exala::transpose::trans : exala::transpose::none;
-      const i64 m = 257, n = 263, k = 300;
-      const bool row = lay == exala::layout::row_major;
-      const i64 ar = ta == exala::transpose::none ? m : k, ac = ta == exala::transpose::none ? k : m;
-      const i64 br = tb == exala::transpose::none ? k : n, bc = tb == exala::transpose::none ? n : k;
-      const i64 lda = row ? ac : ar, ldb = row ? bc : br, ldc = row ? n : m;
-      const std::vector<double> a = random_matrix(r, ar, ac, lda, lay);
-      const std::vector<double> b = random_matrix(r, br, bc, ldb, lay);
-      const std::vector<double> c0 = random_matrix(r, m, n, ldc, lay);
-      std::vector<double> want = c0;
-      exala::gemm(lay, ta, tb, m, n, k, 1.5, a.data(), lda, b.data(), ldb, -0.75, want.data(), ldc,
-                  reference());
-      for (const c_config& cf : configs()) {
-        const exala_exec e = c_exec(cf);
-        std::vector<double> c = c0;
-        C_OK(exala_gemm(static_cast<exala_layout>(c_layout(lay)), static_cast<exala_transpose>(c_trans(ta)),
-                        static_cast<exala_transpose>(c_trans(tb)), m, n, k, 1.5, a.data(), lda, b.data(),
-                        ldb, -0.75, c.data(), ldc, &e));
-        same_vectors(c, want, "long gemm " + cf.name);
-      }
-      const i64 nt = 3000;
-      const std::vector<double> t = triangular(r, nt);
-      const std::vector<double> x0 = random_vector(r, nt, -1, -3, 3);
-      std::vector<double> wx = x0;
-      exala::trsv(lay, exala::uplo::upper, ta, exala::diag::non_unit, nt, t.data(), nt, wx.data(), -1,
-                  reference());
-      for (const c_config& cf : configs()) {
-        const exala_exec e = c_exec(cf);
-        std::vector<double> x = x0;
-        C_OK(exala_trsv(static_cast<exala_layout>(c_layout(lay)), EXALA_UPPER,
-                        static_cast<exala_transpose>(c_trans(ta)), EXALA_NON_UNIT, nt, t.data(), nt,
-                        x.data(), -1, &e));
-        same_vectors(x, wx, "long trsv " + cf.name);
-      }
+      for (const exala::transpose tb : transposes) check_gemm(r, lay, ta, tb, 257, 263, 300, 0);
+      check_trsv(r, 3000, lay, exala::uplo::upper, ta, exala::diag::non_unit, -1, 0);
+      check_trsv(r, 2001, lay, exala::uplo::lower, ta, exala::diag::unit, 3, 2);
     }
 }
 
