@@ -22,7 +22,8 @@ namespace exala::blas_abi {
 // (the reference checks nothing here; n <= 0 returns at once)
 
 // Correctly rounded x.y; increments may be 0 (repeat the element) or
-// negative (the reference's backward walk). n <= 0 gives 0.
+// negative (the reference's backward walk). n <= 0 gives 0; an exact zero
+// is +0, as the reference (accumulating from +0) gives.
 double dot(int n, const double* x, int incx, const double* y, int incy) noexcept;
 // Correctly rounded sum of |x_i|; n <= 0 or incx <= 0 gives 0 (reference).
 double asum(int n, const double* x, int incx) noexcept;
@@ -50,27 +51,43 @@ void rot(int n, double* x, int incx, double* y, int incy, double c, double s) no
 
 // ---------------------------------------------------------------- level 2
 
+// Correctly rounded: y_i = round(alpha (op(A) x)_i + beta y_i) (DGEMV).
 int gemv(char trans, int m, int n, double alpha, const double* a, int lda, const double* x,
          int incx, double beta, double* y, int incy) noexcept;
+// Correctly rounded: a_ij = round(a_ij + alpha x_i y_j), the triple product
+// exact (a gemm with k = 1 and beta = 1) (DGER).
 int ger(int m, int n, double alpha, const double* x, int incx, const double* y, int incy,
         double* a, int lda) noexcept;
+// Correctly rounded: the gemv of the full symmetric matrix (DSYMV).
 int symv(char uplo, int n, double alpha, const double* a, int lda, const double* x, int incx,
          double beta, double* y, int incy) noexcept;
+// Correctly rounded: x_i = round((op(T) x)_i), T the triangle with zeros
+// elsewhere (ones on a unit diagonal) (DTRMV).
 int trmv(char uplo, char trans, char diag, int n, const double* a, int lda, double* x,
          int incx) noexcept;
+// Reproducible: each x_i the correctly rounded quotient of its exact
+// numerator (exala::trsv); an exact zero pivot gives IEEE inf/NaN through
+// the same formula evaluated by exact substitution (DTRSV).
 int trsv(char uplo, char trans, char diag, int n, const double* a, int lda, double* x,
          int incx) noexcept;
 
 // ---------------------------------------------------------------- level 3
 
+// Correctly rounded: c_ij = round(alpha (op(A) op(B))_ij + beta c_ij) (DGEMM).
 int gemm(char transa, char transb, int m, int n, int k, double alpha, const double* a, int lda,
          const double* b, int ldb, double beta, double* c, int ldc) noexcept;
+// Correctly rounded: the gemm with the full symmetric matrix (DSYMM).
 int symm(char side, char uplo, int m, int n, double alpha, const double* a, int lda,
          const double* b, int ldb, double beta, double* c, int ldc) noexcept;
+// Correctly rounded: the uplo triangle of alpha op(A) op(A)^T + beta C, each
+// entry a gemm entry; the other triangle is not touched (DSYRK).
 int syrk(char uplo, char trans, int n, int k, double alpha, const double* a, int lda, double beta,
          double* c, int ldc) noexcept;
+// Correctly rounded: B = alpha op(T) B or alpha B op(T), T as in trmv (DTRMM).
 int trmm(char side, char uplo, char transa, char diag, int m, int n, double alpha, const double* a,
          int lda, double* b, int ldb) noexcept;
+// Reproducible: each column (left) or row (right) of X as trsv on alpha b,
+// alpha b_i an exact product (exala::trsm); zero pivots as trsv (DTRSM).
 int trsm(char side, char uplo, char transa, char diag, int m, int n, double alpha, const double* a,
          int lda, double* b, int ldb) noexcept;
 

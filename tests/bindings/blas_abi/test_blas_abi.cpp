@@ -1159,3 +1159,91 @@ BOOST_AUTO_TEST_CASE(next_and_version) {
   // The program's xerbla_ is the one found first (this executable's).
   BOOST_TEST(dlsym(RTLD_DEFAULT, "xerbla_") == reinterpret_cast<void*>(&xerbla_));
 }
+
+// ======================================================================
+// Long: a sweep of shapes, options and leading dimensions (ctest -L long).
+// ======================================================================
+
+BOOST_AUTO_TEST_CASE(shape_sweep, *boost::unit_test::label("long")) {
+  using exala::layout;
+  using exala::transpose;
+  const int sizes[] = {1, 2, 7, 31, 64, 129};
+  int cases = 0;
+  for (int m : sizes)
+    for (int n : sizes) {
+      for (const char* t : {"N", "T"})
+        for (int incx : {-2, 1})
+          for (int incy : {-1, 3}) {
+            const bool tr = *t == 'T';
+            const int lda = m + 1;
+            const auto a = wide_vec(static_cast<std::size_t>(lda) * n);
+            const auto x = wide_vec(2 * (tr ? m : n));
+            const auto y0 = wide_vec(3 * (tr ? n : m));
+            const double alpha = wide(-3, 3), beta = wide(-3, 3);
+            auto y = y0, ye = y0;
+            dgemv_(t, &m, &n, &alpha, a.data(), &lda, x.data(), &incx, &beta, y.data(), &incy, 1);
+            exala::gemv(layout::col_major, tr ? transpose::trans : transpose::none, m, n, alpha,
+                        a.data(), lda, x.data(), incx, beta, ye.data(), incy);
+            BOOST_TEST(same_bits(y, ye), "dgemv " << t << " " << m << "x" << n);
+            ++cases;
+          }
+      for (int k : {1, 17, 100})
+        for (const char* ta : {"N", "T"})
+          for (const char* tb : {"N", "T"}) {
+            const bool at = *ta == 'T', bt = *tb == 'T';
+            const int lda = (at ? k : m) + 2, ldb = (bt ? n : k) + 1, ldc = m + 1;
+            const auto a = wide_vec(static_cast<std::size_t>(lda) * (at ? m : k));
+            const auto b = wide_vec(static_cast<std::size_t>(ldb) * (bt ? k : n));
+            const auto c0 = wide_vec(static_cast<std::size_t>(ldc) * n);
+            const double alpha = wide(-3, 3), beta = (k == 17) ? 0.0 : wide(-3, 3);
+            auto c = c0, ce = c0;
+            dgemm_(ta, tb, &m, &n, &k, &alpha, a.data(), &lda, b.data(), &ldb, &beta, c.data(),
+                   &ldc, 1, 1);
+            exala::gemm(layout::col_major, at ? transpose::trans : transpose::none,
+                        bt ? transpose::trans : transpose::none, m, n, k, alpha, a.data(), lda,
+                        b.data(), ldb, beta, ce.data(), ldc);
+            BOOST_TEST(same_bits(c, ce), "dgemm " << ta << tb << " " << m << "x" << n << "x" << k);
+            ++cases;
+          }
+      for (const char* s : {"L", "R"})
+        for (const char* u : {"U", "L"})
+          for (const char* tr : {"N", "T"})
+            for (const char* d : {"N", "U"}) {
+              const bool left = *s == 'L';
+              const int order = left ? m : n, lda = order + 1, ldb = m + 2;
+              const auto a = well_conditioned_triangle(order, lda);
+              const auto b0 = wide_vec(static_cast<std::size_t>(ldb) * n, -10, 10);
+              const double alpha = wide(-3, 3);
+              auto b = b0, be = b0;
+              dtrsm_(s, u, tr, d, &m, &n, &alpha, a.data(), &lda, b.data(), &ldb, 1, 1, 1, 1);
+              exala::trsm(layout::col_major, left ? exala::side::left : exala::side::right,
+                          *u == 'U' ? exala::uplo::upper : exala::uplo::lower,
+                          *tr == 'N' ? transpose::none : transpose::trans,
+                          *d == 'U' ? exala::diag::unit : exala::diag::non_unit, m, n, alpha,
+                          a.data(), lda, be.data(), ldb);
+              BOOST_TEST(same_bits(b, be), "dtrsm " << s << u << tr << d << " " << m << "x" << n);
+              ++cases;
+            }
+    }
+  for (int n : sizes)
+    for (const char* u : {"U", "L"})
+      for (const char* tr : {"N", "T"})
+        for (int k : {1, 40}) {
+          const bool nt = *tr == 'N';
+          const int la = (nt ? n : k) + 3, ldc = n + 1;
+          const auto a = wide_vec(static_cast<std::size_t>(la) * (nt ? k : n));
+          const auto c0 = wide_vec(static_cast<std::size_t>(ldc) * n);
+          const double alpha = wide(-3, 3), beta = wide(-3, 3);
+          auto c = c0, ce = c0;
+          dsyrk_(u, tr, &n, &k, &alpha, a.data(), &la, &beta, c.data(), &ldc, 1, 1);
+          exala::gemm(layout::col_major, nt ? transpose::none : transpose::trans,
+                      nt ? transpose::trans : transpose::none, n, n, k, alpha, a.data(), la,
+                      a.data(), la, beta, ce.data(), ldc);
+          for (int j = 0; j < n; ++j)
+            for (int i = 0; i < ldc; ++i)
+              if (i >= n || (*u == 'U' ? i > j : i < j)) ce[i + j * ldc] = c0[i + j * ldc];
+          BOOST_TEST(same_bits(c, ce), "dsyrk " << u << tr << " n " << n << " k " << k);
+          ++cases;
+        }
+  BOOST_TEST_MESSAGE(cases << " shape cases");
+}
