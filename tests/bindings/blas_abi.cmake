@@ -52,6 +52,9 @@ if(OPENBLAS_CBLAS_INCLUDE)
   target_include_directories(plain_blas_program_exala_only PRIVATE ${OPENBLAS_CBLAS_INCLUDE})
   target_link_libraries(plain_blas_program_exala_only PRIVATE exala_blas_abi m)
 
+  # A program's XERBLA in a shared library of its own (preloaded after ours).
+  add_library(blas_abi_test_xerbla_handler SHARED ${EXALA_BLAS_ABI_TEST_DIR}/xerbla_handler.c)
+
   # The expected bits, from the exala C++ API.
   add_executable(plain_blas_expected ${EXALA_BLAS_ABI_TEST_DIR}/plain_blas_expected.cpp)
   target_link_libraries(plain_blas_expected PRIVATE exala::blas3)
@@ -62,6 +65,7 @@ if(OPENBLAS_CBLAS_INCLUDE)
     -DEXALA_ONLY=$<TARGET_FILE:plain_blas_program_exala_only>
     -DEXPECTED=$<TARGET_FILE:plain_blas_expected>
     -DLIB=$<TARGET_FILE:exala_blas_abi>
+    -DHANDLER=$<TARGET_FILE:blas_abi_test_xerbla_handler>
     -DNM=${CMAKE_NM} -DREADELF=${CMAKE_READELF}
     -P ${EXALA_BLAS_ABI_TEST_DIR}/run_plain_blas.cmake)
   set_tests_properties(blas_abi_plain_program PROPERTIES LABELS unit)

@@ -2,7 +2,8 @@
 #
 #   cmake -DPLAIN=<plain_blas_program> -DLINKED=<..._linked> -DEXALA_ONLY=<..._exala_only>
 #         -DEXPECTED=<plain_blas_expected> -DLIB=<libexala_blas.so>
-#         [-DNM=<nm>] [-DREADELF=<readelf>] -P run_plain_blas.cmake
+#         [-DHANDLER=<lib with a program xerbla_>] [-DNM=<nm>] [-DREADELF=<readelf>]
+#         -P run_plain_blas.cmake
 #
 # Passes when
 #  * PLAIN (linked against the system BLAS only) under LD_PRELOAD=LIB prints
@@ -15,7 +16,8 @@
 #  * bad EXALA_BACKEND / EXALA_NUM_THREADS / EXALA_SIMD values give one
 #    message each naming the variable and value, and still EXPECTED's bits;
 #  * illegal arguments: XERBLA's and cblas_xerbla's reference messages, and
-#    the calls return;
+#    the calls return; a program XERBLA in a library after ours (HANDLER,
+#    optional) is the one called;
 #  * LIB exports exactly the BLAS/CBLAS/ExaLA symbols and needs no BLAS/LAPACK.
 foreach(v PLAIN LINKED EXALA_ONLY EXPECTED LIB)
   if(NOT DEFINED ${v})
@@ -168,6 +170,18 @@ endif()
 string(FIND "${bp_err}" "parameter number  8" at)
 if(at EQUAL -1)
   fail("--bad-calls preloaded: no XERBLA message for DGEMV parameter 8: '${bp_err}'")
+endif()
+
+# A program handler in a library loaded after ours is found (RTLD_NEXT) and
+# called; the system BLAS's cblas_xerbla (libopenblas has one that exits)
+# is skipped for our default.
+if(HANDLER)
+  run(bh ENV "LD_PRELOAD=${LIB} ${HANDLER}" COMMAND ${PLAIN} --bad-calls)
+  string(FIND "${bh_err}" "Parameter 3 to routine cblas_dgemv was incorrect" at)
+  if(NOT bh_rc EQUAL 0 OR NOT bh_out STREQUAL "program handler: DGEMV  8\nreturned\n" OR at EQUAL -1)
+    fail("--bad-calls with a program XERBLA preloaded after ours: exit ${bh_rc}, stdout "
+         "'${bh_out}', stderr '${bh_err}'")
+  endif()
 endif()
 
 # 6. The exported symbols, and no BLAS/LAPACK dependency.
