@@ -15,9 +15,9 @@
 // floating-point arithmetic, and only then does ExaLA's exact routine see
 // it. So exala::eigen::sum(x + y) is the correctly rounded sum of the
 // ROUNDED elements fl(x_i + y_i), not the exact sum of all x_i and y_i
-// (use sum(x) and sum(y) into one accumulator, exala::sum_into, for that),
-// and dot(x.cwiseProduct(y), ones) is not dot(x, y). Exactness starts where
-// the data is plain storage.
+// (for that, add x and y into one exala::superaccumulator with
+// exala::sum_into and round once), and dot(x.cwiseProduct(y), ones) is not
+// dot(x, y). Exactness starts where the data is plain storage.
 //
 // Plain storage is never copied: vectors with any inner stride (a matrix row
 // of a column-major matrix, a segment, a Map with InnerStride<>, negative

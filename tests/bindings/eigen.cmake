@@ -1,0 +1,11 @@
+# Eigen adapters (issue 6): the suite test_eigen (bit equality with the raw
+# C++ API, the expression rule, the solver classes) and the example run as a
+# test. Included by tests/CMakeLists.txt; exala::eigen exists only when Eigen
+# was found.
+if(TARGET exala::eigen)
+  exala_test_executable(test_eigen bindings/eigen/test_eigen.cpp exala::eigen)
+  exala_add_suite(test_eigen)
+  set_tests_properties(test_eigen test_eigen_long PROPERTIES ENVIRONMENT OMP_WAIT_POLICY=passive)
+  add_test(NAME eigen_example COMMAND exala_eigen_example)
+  set_tests_properties(eigen_example PROPERTIES LABELS unit ENVIRONMENT OMP_WAIT_POLICY=passive)
+endif()
