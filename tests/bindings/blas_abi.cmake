@@ -73,3 +73,11 @@ else()
   message(STATUS "blas_abi: no cblas.h of the system BLAS (OPENBLAS_CBLAS_INCLUDE); "
                  "the unmodified-program test is not built")
 endif()
+
+# --- The stripe LU's engine under the preload keeps the system BLAS.
+add_test(NAME blas_abi_stripe_engine_preload
+         COMMAND ${CMAKE_COMMAND} -DEXALA=$<TARGET_FILE:exala> -DPRELOAD=$<TARGET_FILE:exala_blas_abi>
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/blas_abi_stripe_preload
+                 -P ${EXALA_BLAS_ABI_TEST_DIR}/run_stripe_preload.cmake)
+set_tests_properties(blas_abi_stripe_engine_preload PROPERTIES LABELS unit
+                     ENVIRONMENT OMP_WAIT_POLICY=passive)
