@@ -27,6 +27,8 @@
 // Bad arguments throw exala::invalid_argument naming the argument; an exact
 // zero on a non-unit diagonal throws exala::singular_matrix naming the row.
 // exec.mode selects the rounding direction of every result entry.
+// Aliasing: gemv's y must not overlap A or x (the result is then undefined;
+// the Eigen adapters copy an overlapping input first).
 #pragma once
 
 #include <cstdint>

@@ -38,6 +38,8 @@
 // not read C on entry; trsm with alpha == 0 sets X = 0 without reading A.
 // Bad arguments throw exala::invalid_argument naming the argument; an exact
 // zero on a non-unit diagonal throws exala::singular_matrix naming the row.
+// Aliasing: gemm's C must not overlap A or B, and trsm's B must not overlap
+// A (the result is then undefined; the Eigen adapters copy first).
 #pragma once
 
 #include <cstdint>

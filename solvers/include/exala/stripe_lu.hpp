@@ -20,7 +20,11 @@
 //   GPU model and CUDA library versions) - never on
 //   the thread count, the cache size, the traversal order, the meta-stripe
 //   count, the number of I/O threads, or on a run having been killed and
-//   resumed (tests check bit equality across all of these).
+//   resumed (tests check bit equality across all of these). The unrefined
+//   solution of several right-hand sides solved together may also depend on
+//   their number and on a column's position among them (the BLAS's trsm and
+//   gemm kernels treat column blocks differently); solve one column per
+//   call where column-independent bits matter.
 // - Refinement (refine = true): each residual r = b - A x is computed exactly
 //   and rounded once per entry (exala::gemv, A streamed from the original
 //   stripes), then x += (LU)^-1 r; it stops when the normwise backward error
