@@ -260,10 +260,15 @@ kill_resume() {
       until grep -q "^exala: factor: step" run.txt || ! kill -0 "$pid" 2>/dev/null; do
         sleep 0.01
       done
+      # The run is stopped (SIGSTOP) during the checks, so that it still
+      # holds its lock however long they take on a loaded machine (it once
+      # finished between two checks, and the import replaced its system).
+      kill -STOP "$pid" 2>/dev/null || fail "the run ended before the lock checks"
       local busy="^exala: error: work directory 'wd' is in use by another exala command"
       fails_with "$busy" solve --workdir wd --cache 8M $f -o x_busy.mtx
       fails_with "$busy" generate dense --n 20 --workdir wd --force
       fails_with "$busy" import "$data/stripe_a.mtx" "$data/stripe_b.mtx" --workdir wd --force
+      kill -CONT "$pid"
     fi
     kill_when "$pid" run.txt "$gap"
     wait "$pid"
