@@ -92,6 +92,15 @@ target_compile_options(exala_numeric_flags INTERFACE
   $<$<COMPILE_LANGUAGE:CXX,C>:-ffp-contract=off -fno-fast-math -fno-unsafe-math-optimizations -Wall -Wextra>)
 install(TARGETS exala_numeric_flags EXPORT ExaLATargets)
 
+# Installs a library target into the export set ExaLATargets (imported by
+# consumers as ExaLA::<EXPORT_NAME>): the layers and the bindings' libraries.
+function(exala_install_library target)
+  install(TARGETS ${target} EXPORT ExaLATargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endfunction()
+
 # Adds a layer library exala_<name> with alias exala::<name>, its public
 # include directory, installs it and exports it as ExaLA::<name>.
 function(exala_add_layer name)
@@ -113,9 +122,6 @@ function(exala_add_layer name)
   endif()
   set_target_properties(exala_${name} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME exala_${name})
   add_library(exala::${name} ALIAS exala_${name})
-  install(TARGETS exala_${name} EXPORT ExaLATargets
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  exala_install_library(exala_${name})
   install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endfunction()
