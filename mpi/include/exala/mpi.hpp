@@ -1,0 +1,217 @@
+// exala/mpi.hpp - the MPI layer: distributed exact reductions, gemv, trsv
+// and the distributed stripe LU, bit-identical to the single-process results
+// for any number of ranks and any distribution of the data.
+//
+// The layer sits over the others (DESIGN: "mpi: a layer over the others"):
+// each rank does its local part with the single-process routines and any
+// local backend (`local` below: reference, simd, omp, opencl), and the partial
+// results travel as serialized superaccumulators, combined by a commutative
+// MPI_Op that merges them exactly. An exact sum does not depend on the order
+// of its terms, so neither the rank count, nor the distribution, nor the
+// reduction tree MPI picks can change a bit. After Collange, Defour, Graillat,
+// Iakymchuk, "Numerical reproducibility for the parallel reduction on
+// multi- and many-core architectures" (ParCo 2015), whose ExBLAS reduces
+// superaccumulators across nodes the same way.
+//
+// Conventions:
+// - Every function here is collective over `comm`: all ranks call it, with
+//   the same global arguments (sizes, options, op, alpha, ...). Local sizes
+//   may differ between ranks and may be 0 (a rank that holds no data).
+// - Bad input never hangs the other ranks: arguments are checked on every
+//   rank, then the ranks agree (one small MPI_Allreduce) before any data
+//   moves. The rank whose argument is wrong throws the usual
+//   exala::invalid_argument naming it; the other ranks throw exala::mpi::remote_error
+//   carrying that rank and its message. Errors found during the computation
+//   (a singular pivot on the rank that owns it, an I/O error on a rank's
+//   disk) are shared the same way at the next agreement point.
+// - The communicator must have been created by an initialized MPI (the
+//   caller owns MPI_Init/MPI_Finalize). Only MPI_THREAD_SINGLE-style use is
+//   needed: every MPI call is made from the calling thread.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "exala/backend.hpp"
+#include "exala/blas2.hpp"
+#include "exala/error.hpp"
+#include "exala/stripe_lu.hpp"
+#include "exala/superaccumulator.hpp"
+
+namespace exala::mpi {
+
+// Thrown on the ranks whose own arguments were fine when another rank of the
+// same collective call failed: rank() is the lowest failing rank, and what()
+// includes its message.
+class remote_error : public error {
+ public:
+  remote_error(int rank, const std::string& message)
+      : error("exala: mpi: rank " + std::to_string(rank) + " failed: " + message), rank_(rank) {}
+  int rank() const noexcept { return rank_; }
+
+ private:
+  int rank_;
+};
+
+// ------------------------------------------------------------ reductions
+
+// The MPI datatype of one serialized superaccumulator
+// (superaccumulator::serialized_size bytes) and the commutative MPI_Op that
+// merges such elements exactly (element-wise for count > 1). Created on first
+// use and freed by an MPI_Finalize hook; usable in the caller's own
+// MPI_Allreduce / MPI_Reduce / MPI_Reduce_scatter calls.
+MPI_Datatype superaccumulator_type();
+MPI_Op superaccumulator_op();
+
+// acc := the exact sum of every rank's acc, on every rank (MPI_Allreduce).
+void allreduce(MPI_Comm comm, superaccumulator& acc);
+// Element-wise: accs[i] := sum over ranks of accs[i]; every rank passes the
+// same count.
+void allreduce(MPI_Comm comm, std::span<superaccumulator> accs);
+
+// Correctly rounded sum, asum, dot and nrm2 of a vector distributed in any
+// way over the ranks: each rank passes its local part (n_local elements, any
+// n_local >= 0, strides as in exala/blas1.hpp). Every rank gets the result of
+// the whole vector rounded once (local.mode), bit-identical to
+// exala::sum/asum/dot/nrm2 of the concatenated vector with the reference
+// backend. `local` chooses how each rank accumulates its part.
+double sum(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t incx,
+           const exec& local = {});
+double asum(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t incx,
+            const exec& local = {});
+double dot(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t incx,
+           const double* y, std::int64_t incy, const exec& local = {});
+double nrm2(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t incx,
+            const exec& local = {});
+
+// ------------------------------------------------------------ gemv, trsv
+
+// y = alpha * A x + beta * y with A (m x n) distributed by blocks of rows:
+// this rank holds rows [row_offset, row_offset + m_local) of A (m_local x n in
+// `lay`, lda) and the same rows of y; x (n entries) is replicated. The row
+// blocks of the ranks are contiguous in rank order (rank 0 first) and may be
+// empty. Each y_i is rounded once from the exact value, the same bits as
+// exala::gemv on the whole matrix. Collective (it checks the blocks tile 0..m).
+void gemv_row_block(MPI_Comm comm, layout lay, std::int64_t m_local, std::int64_t n, double alpha,
+                    const double* a, std::int64_t lda, const double* x, std::int64_t incx,
+                    double beta, double* y, std::int64_t incy, const exec& local = {});
+
+// y = alpha * A x + beta * y with A (m x n) distributed by blocks of columns:
+// this rank holds columns [col_offset, col_offset + n_local) of A (m x n_local
+// in `lay`, lda) and the same entries of x; y (m entries) is replicated on
+// entry and on exit. Each rank accumulates its columns' exact partial sums
+// per row, the m superaccumulators are combined with superaccumulator_op,
+// and each y_i is rounded once: the same bits as exala::gemv on the whole
+// matrix.
+void gemv_col_block(MPI_Comm comm, layout lay, std::int64_t m, std::int64_t n_local, double alpha,
+                    const double* a, std::int64_t lda, const double* x, std::int64_t incx,
+                    double beta, double* y, std::int64_t incy, const exec& local = {});
+
+// The rows of a block-row cyclic distribution: block b (rows [b*nb,
+// min(n, (b+1)*nb))) lives on rank b % P, and a rank stores its blocks one
+// after the other in increasing b (local row = (b / P) * nb + i).
+struct block_cyclic {
+  std::int64_t n = 0;   // global rows
+  std::int64_t nb = 0;  // rows per block (> 0)
+  int ranks = 1;
+  int owner(std::int64_t block) const { return int(block % ranks); }
+  std::int64_t blocks() const { return n == 0 ? 0 : (n + nb - 1) / nb; }
+  // Rows held by `rank` (the height of its local array).
+  std::int64_t local_rows(int rank) const;
+  // Global row of local row `i` on `rank`.
+  std::int64_t global_row(int rank, std::int64_t i) const;
+};
+
+// Solves op(A) x = b for a triangular n x n A distributed by block-row cyclic
+// blocks of nb rows (this rank: dist.local_rows(rank) x n in `lay`, lda; only
+// the `ul` triangle is read, not the diagonal with diag::unit); x (n entries)
+// holds b on entry and the solution on exit, on every rank. Each x_i is the
+// correctly rounded quotient of its exact numerator, the same bits as
+// exala::trsv on the whole matrix (exala/blas2.hpp), whatever the rank count
+// and nb. An exact zero on the diagonal throws exala::singular_matrix naming
+// the row on every rank.
+void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag dg,
+                       std::int64_t n, std::int64_t nb, const double* a, std::int64_t lda,
+                       double* x, std::int64_t incx, const exec& local = {});
+
+// ------------------------------------------------------------ stripe LU
+
+// Fills rows [row0, row0 + rows) x all n columns of A, column-major into dst
+// with leading dimension ld (>= rows).
+using row_source = std::function<void(std::int64_t row0, std::int64_t rows, double* dst,
+                                      std::int64_t ld)>;
+
+// The stripe LU (exala/stripe_lu.hpp) with its stripes distributed cyclically
+// over the ranks of comm: stripe J (rows [J*S, ...)) is owned by rank J % P,
+// which keeps it in its own cache, on its own disk and works on it with its
+// own engine. When pivot stripe J is factored, its owner broadcasts it (the
+// factored rows with their row interchanges); every rank eliminates it from
+// the later stripes it owns. Each stripe therefore receives the same
+// sequence of engine calls as in the single-process stripe LU, and the
+// factors, the solution and the refined solution have the same bits as
+// exala::stripe_lu with the same (S, S', pivoting, engine), for any rank count.
+// The solve phase runs stripe by stripe on the owners (the partial solution
+// broadcast as it grows), and refinement computes the exact residual with
+// the distributed row-block gemv: each rank its own stripes' rows.
+//
+// Local pivoting only (global partial pivoting would need the whole matrix on
+// one rank). Right-hand sides and solutions are replicated on every rank.
+class stripe_lu {
+ public:
+  // In memory: every rank calls `rows` for the stripes it owns only.
+  stripe_lu(MPI_Comm comm, std::int64_t n, const row_source& rows,
+            const stripe_lu_options& opt = {});
+  // Out of core: `system` is a work directory set written by `exala generate`
+  // or `exala import` (or stripe_system_writer), readable by every rank; each
+  // rank reads only its stripes' rows from it. `rank_workdir` is this rank's
+  // own directory (made if missing, one per rank, each on the rank's own
+  // disk): it holds the rank's copy of its stripes and its factorization files,
+  // and a killed run resumes from it (opt.resume) with the same bits.
+  stripe_lu(MPI_Comm comm, const std::vector<std::string>& system,
+            const std::string& rank_workdir, const stripe_lu_options& opt = {});
+  ~stripe_lu();
+  stripe_lu(stripe_lu&&) noexcept;
+  stripe_lu& operator=(stripe_lu&&) noexcept;
+
+  std::int64_t n() const noexcept;
+  std::int64_t stripe_height() const noexcept;  // S
+  int owner(std::int64_t stripe) const noexcept;
+  // This rank's report; factor_seconds/gflops are of the whole factorization,
+  // bytes and cache counts are this rank's.
+  const stripe_lu_report& report() const noexcept;
+
+  // Collective; b, x are n x nrhs, replicated (same values on every rank).
+  void solve(std::int64_t nrhs, double* b, std::int64_t ldb) const;
+  refine_report solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb, double* x,
+                              std::int64_t ldx, int max_refine = 10) const;
+  // The stored system's right-hand sides (out-of-core objects): x (n x nrhs,
+  // ld n) on every rank.
+  refine_report solve_stored(std::vector<double>& x, int max_refine) const;
+  double backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb, const double* x,
+                        std::int64_t ldx) const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
+// ------------------------------------------------------------ helpers
+
+namespace detail {
+// Runs `check` (argument checks, or a local phase that may throw) on every
+// rank, then agrees: if any rank threw, every rank throws - the failing ranks
+// their own exception, the others remote_error with the lowest failing rank's
+// message. One MPI_Allreduce when nothing failed.
+void agree(MPI_Comm comm, const std::function<void()>& check);
+// The rank and size of comm (throws exala::invalid_argument("comm") for
+// MPI_COMM_NULL or a communicator MPI rejects).
+int rank_of(MPI_Comm comm);
+int size_of(MPI_Comm comm);
+}  // namespace detail
+
+}  // namespace exala::mpi
