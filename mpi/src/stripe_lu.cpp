@@ -1,3 +1,714 @@
-// mpi/src/stripe_lu.cpp - the distributed stripe LU (exala/mpi.hpp).
-// PLACEHOLDER: being written.
-#include "exala/mpi.hpp"
+// mpi/src/stripe_lu.cpp - the distributed stripe LU (exala/mpi.hpp): option
+// checks and agreement, the in-memory factorization, the solve phase and the
+// exact-residual refinement. The out-of-core factorization is in
+// stripe_ooc.cpp; the shared internals in stripe_dist.hpp.
+//
+// Collective structure (every rank runs the same sequence of collectives; a
+// rank that fails in a local phase makes every rank throw at the next
+// agreement, so none is left waiting):
+//   factor, for J = 0..N-1: owner_step (the owner factors stripe J; its
+//     outcome, a singular pivot included, is broadcast), MPI_Bcast of the
+//     factored rows' columns [J*S, n), agree around every rank's
+//     elimination of J from its later stripes;
+//   solve, for J up then down: owner_step (permute + forward_stripe, or
+//     backward_stripe, on the owner), MPI_Bcast of y_J;
+//   residual: agree around every rank's exala::gemv of its stripes' rows,
+//     then one MPI_Bcast of r_J per stripe.
+#include <mpi.h>
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+
+#include "exala/blas2.hpp"
+#include "stripe_dist.hpp"
+
+namespace exala::mpi {
+
+namespace dist {
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+double lu_flops(i64 n) { return 2.0 / 3.0 * double(n) * double(n) * double(n); }
+double elim_flops(i64 n, i64 r0, i64 s, i64 rows) {
+  return double(rows) * double(s) * double(s) + 2.0 * double(rows) * double(s) * double(n - r0 - s);
+}
+double factor_flops(i64 n, i64 r0, i64 rows) {
+  const double w = double(n - r0), r = double(rows);
+  return r * r * w - r * r * r / 3.0;
+}
+
+void bcast_doubles(MPI_Comm comm, int root, double* p, i64 count) {
+  constexpr i64 piece = i64(1) << 28;
+  for (i64 off = 0; off < count; off += piece)
+    MPI_Bcast(p + off, int(std::min(piece, count - off)), MPI_DOUBLE, root, comm);
+}
+
+namespace {
+// The `why` of a singular_pivot message ("exala: stripe LU: <why> pivot at
+// column ..."), or "" when the message does not have that shape.
+std::string pivot_why(const std::string& what) {
+  static const std::string head = "exala: stripe LU: ", tail = " pivot at column ";
+  if (what.compare(0, head.size(), head) != 0) return {};
+  const auto at = what.find(tail, head.size());
+  return at == std::string::npos ? std::string() : what.substr(head.size(), at - head.size());
+}
+}  // namespace
+
+void owner_step(MPI_Comm comm, int root, double threshold, const std::function<void()>& step) {
+  const int rank = detail::rank_of(comm);
+  // head: 0 ok / 1 singular pivot / 2 other error, column, value bits, text length
+  std::int64_t head[4] = {0, 0, 0, 0};
+  std::exception_ptr mine;
+  std::string text;
+  if (rank == root) {
+    try {
+      step();
+    } catch (const singular_pivot& e) {
+      mine = std::current_exception();
+      text = pivot_why(e.what());
+      head[0] = text.empty() ? 2 : 1;
+      if (text.empty()) text = e.what();
+      head[1] = e.column();
+      head[2] = std::bit_cast<std::int64_t>(e.value());
+    } catch (const std::exception& e) {
+      mine = std::current_exception();
+      head[0] = 2;
+      text = e.what();
+    } catch (...) {
+      mine = std::current_exception();
+      head[0] = 2;
+      text = "an unknown exception";
+    }
+    if (text.size() > std::size_t(INT_MAX / 2)) text.resize(std::size_t(INT_MAX / 2));
+    head[3] = std::int64_t(text.size());
+  }
+  MPI_Bcast(head, 4, MPI_INT64_T, root, comm);
+  if (head[0] == 0) return;
+  if (rank != root) text.assign(std::size_t(head[3]), '\0');
+  if (head[3] > 0) MPI_Bcast(text.data(), int(head[3]), MPI_CHAR, root, comm);
+  if (mine) std::rethrow_exception(mine);
+  if (head[0] == 1) throw singular_pivot(head[1], std::bit_cast<double>(head[2]), threshold, text);
+  throw remote_error(root, text);
+}
+
+void agree_same(MPI_Comm comm, std::size_t count,
+                const std::function<std::vector<same_item>()>& local) {
+  const int rank = detail::rank_of(comm);
+  std::exception_ptr err;
+  std::vector<same_item> mine(count);
+  try {
+    mine = local();
+    if (mine.size() != count) throw error("exala: mpi: internal: agree_same count mismatch");
+  } catch (...) {
+    err = std::current_exception();
+    mine.assign(count, same_item{});
+  }
+  // Rank 0's values, and whether its own checks passed (last word).
+  std::vector<std::uint64_t> root(count + 1);
+  for (std::size_t i = 0; i < count; ++i) root[i] = mine[i].value;
+  root[count] = err ? 0 : 1;
+  MPI_Bcast(root.data(), int(count + 1), MPI_UINT64_T, 0, comm);
+  detail::agree(comm, [&] {
+    if (err) std::rethrow_exception(err);
+    if (root[count] == 0) return;  // rank 0 failed: remote_error from agree
+    for (std::size_t i = 0; i < count; ++i) {
+      const same_item& it = mine[i];
+      if (it.value == root[i]) continue;
+      auto show = [&](std::uint64_t v) {
+        if (it.kind == same_item::real) {
+          char t[40];
+          std::snprintf(t, sizeof t, "%.17g", std::bit_cast<double>(v));
+          return std::string(t);
+        }
+        return std::to_string(std::int64_t(v));
+      };
+      std::string what =
+          it.kind == same_item::data
+              ? "differs from rank 0's on rank " + std::to_string(rank)
+              : "is " + show(it.value) + " on rank " + std::to_string(rank) + " but " +
+                    show(root[i]) + " on rank 0";
+      throw invalid_argument(it.name, what + ": every rank must pass the same" + it.hint);
+    }
+  });
+}
+
+std::uint64_t matrix_checksum(i64 n, i64 nrhs, const double* a, i64 ld) {
+  std::uint64_t h = 0x6d70695f72687321ull;
+  if (n <= 0 || a == nullptr) return h;
+  for (i64 c = 0; c < nrhs; ++c) h = st::checksum64(a + c * ld, std::size_t(n) * 8u, h);
+  return h;
+}
+
+progress_meter::progress_meter(const stripe_lu_options& o, std::string ph, double tot, i64 nsteps,
+                               st::io_counters* c)
+    : opt(o), phase(std::move(ph)), total(tot), steps(nsteps), io(c) {
+  if (io) read0 = io->bytes_read, written0 = io->bytes_written;
+}
+
+void progress_meter::report(i64 step, const st::cache_stats* cs, bool force) {
+  if (!opt.on_progress) return;
+  const auto now = clock_type::now();
+  if (!force && std::chrono::duration<double>(now - last).count() < opt.progress_interval_s) return;
+  last = now;
+  stripe_lu_progress p;
+  p.phase = phase;
+  p.step = step;
+  p.steps = steps;
+  p.fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
+  p.elapsed_s = seconds_since(t0);
+  const double did = done - start_done;
+  p.gflops = p.elapsed_s > 0 ? did / p.elapsed_s * 1e-9 : 0;
+  p.eta_s = did > 0 ? p.elapsed_s * (total - done) / did : -1;
+  if (io && p.elapsed_s > 0) {
+    p.io_read_mbs = double(io->bytes_read - read0) / p.elapsed_s * 1e-6;
+    p.io_write_mbs = double(io->bytes_written - written0) / p.elapsed_s * 1e-6;
+  }
+  if (cs) p.cache_hits = cs->hits, p.cache_misses = cs->misses + cs->prefetched;
+  opt.on_progress(p);
+}
+
+}  // namespace dist
+
+namespace {
+
+using namespace dist;
+
+// The single-process checks (solvers/src/stripe/stripe_lu.cpp, check_options),
+// the same arguments and messages, plus what the distributed LU cannot do.
+void check_options(const stripe_lu_options& o) {
+  if (o.stripe < 0) throw invalid_argument("stripe", "must be >= 0 (0 chooses), got " + std::to_string(o.stripe));
+  if (o.substripe < 0)
+    throw invalid_argument("substripe", "must be >= 0 (0 chooses), got " + std::to_string(o.substripe));
+  if (o.meta < 0) throw invalid_argument("meta", "must be >= 0 (0 chooses), got " + std::to_string(o.meta));
+  if (o.meta > 1 && o.order != stripe_order::meta_zigzag)
+    throw invalid_argument("meta", "groups of " + std::to_string(o.meta) +
+                                       " stripes need the meta-zigzag order");
+  if (o.threads < 0 || o.threads > 1024)
+    throw invalid_argument("threads", "must be in 0..1024, got " + std::to_string(o.threads));
+  if (o.io_threads < 0 || o.io_threads > 64)
+    throw invalid_argument("io_threads", "must be in 0..64, got " + std::to_string(o.io_threads));
+  if (!(o.pivot_threshold < 0) && !(o.pivot_threshold >= 0 && std::isfinite(o.pivot_threshold)))
+    throw invalid_argument("pivot_threshold", "must be a finite number (< 0 chooses)");
+  if (!(o.checkpoint_interval_s >= 0))
+    throw invalid_argument("checkpoint_interval_s", "must be >= 0");
+  if (!(o.progress_interval_s >= 0))
+    throw invalid_argument("progress_interval_s", "must be >= 0");
+  if (o.engine != "cpu" && o.engine != "cuda")
+    throw invalid_argument("engine", "must be 'cpu' or 'cuda' (got '" + o.engine + "')");
+  if (o.pivot == pivoting::partial)
+    throw invalid_argument("pivot", "the distributed stripe LU pivots locally only (global partial "
+                                    "pivoting would need the whole matrix on one rank): use "
+                                    "pivoting::local, or exala::stripe_lu on one process");
+  if (o.engine == "cuda")
+    throw invalid_argument("engine", "'cuda' is not supported by the distributed stripe LU "
+                                     "(exala::mpi::stripe_lu) yet: use 'cpu', or exala::stripe_lu "
+                                     "on one process for the GPU engine");
+}
+
+// The options that decide the bits or the control flow: the same on every
+// rank. (threads, io_threads, cache_bytes, sync, drop_page_cache,
+// checkpoint_interval_s and the progress callback are the rank's own; a
+// cache_bytes that makes the chosen S or meta differ is caught later.)
+std::vector<same_item> option_items(const stripe_lu_options& o) {
+  return {{"stripe", std::uint64_t(o.stripe)},
+          {"substripe", std::uint64_t(o.substripe)},
+          {"meta", std::uint64_t(o.meta)},
+          {"order", std::uint64_t(o.order)},
+          {"pivot", std::uint64_t(o.pivot)},
+          {"pivot_threshold", std::bit_cast<std::uint64_t>(o.pivot_threshold), same_item::real},
+          {"engine", st::checksum64(o.engine.data(), o.engine.size()), same_item::data},
+          {"resume", std::uint64_t(o.resume)}};
+}
+
+void check_rhs(i64 n, i64 nrhs, const void* b, i64 ldb, const char* bn, const char* ldn) {
+  if (nrhs < 0) throw invalid_argument("nrhs", "must be >= 0, got " + std::to_string(nrhs));
+  if (ldb < std::max<i64>(1, n))
+    throw invalid_argument(ldn, "must be >= max(1, n) = " + std::to_string(std::max<i64>(1, n)) +
+                                    ", got " + std::to_string(ldb));
+  if (n > 0 && nrhs > 0 && b == nullptr) throw invalid_argument(bn, "is null");
+}
+
+void check_max_refine(int max_refine) {
+  if (max_refine < 0 || max_refine > 100)
+    throw invalid_argument("max_refine", "must be in 0..100, got " + std::to_string(max_refine));
+}
+
+double max_abs_col(i64 n, const double* x, i64 ldx, i64 c) {
+  double m = 0;
+  for (i64 i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i + c * ldx]));
+  return m;
+}
+
+// Rows [r0, r0 + r) x nrhs of y (ldy) to and from a packed buffer.
+void pack_rows(const double* y, i64 ldy, i64 r0, i64 r, i64 nrhs, double* buf) {
+  for (i64 c = 0; c < nrhs; ++c) std::memcpy(buf + c * r, y + r0 + c * ldy, std::size_t(r) * 8u);
+}
+void unpack_rows(const double* buf, i64 r0, i64 r, i64 nrhs, double* y, i64 ldy) {
+  for (i64 c = 0; c < nrhs; ++c) std::memcpy(y + r0 + c * ldy, buf + c * r, std::size_t(r) * 8u);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------- impl
+
+stripe_lu::impl::impl(MPI_Comm c) {
+  rank = detail::rank_of(c);
+  P = detail::size_of(c);
+  MPI_Comm_dup(c, &comm);
+}
+
+stripe_lu::impl::~impl() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
+}
+
+double stripe_lu::impl::threshold() const {
+  return opt.pivot_threshold >= 0 ? opt.pivot_threshold : double(n) * unit_roundoff * max_abs;
+}
+
+// The single-process rules (stripe_lu.cpp, choose_sizes), so that the same
+// options give the same (S, S', meta) and therefore the same bits. Out of
+// core they read opt.cache_bytes, which is per rank here: the same budget
+// gives the same S and meta as one process with that budget.
+void stripe_lu::impl::choose_sizes(bool out_of_core) {
+  S = opt.stripe;
+  if (S == 0) {
+    S = default_stripe;
+    if (out_of_core && opt.cache_bytes != 0) {
+      const double per_row = 8.0 * double(n);
+      S = std::clamp<i64>(i64(double(opt.cache_bytes) / 8.0 / per_row), 16, default_stripe);
+    }
+    if (out_of_core && file_stripe > 0 && S >= file_stripe) S = S / file_stripe * file_stripe;
+  }
+  S = std::max<i64>(1, std::min(S, std::max<i64>(n, 1)));
+  Sp = opt.substripe == 0 ? std::min(S, default_substripe) : opt.substripe;
+  if (Sp > S)
+    throw invalid_argument("substripe", std::to_string(Sp) + " exceeds the stripe height " +
+                                            std::to_string(S));
+  N = n == 0 ? 0 : (n + S - 1) / S;
+  m = 1;
+  if (opt.order == stripe_order::meta_zigzag) {
+    m = opt.meta;
+    if (m == 0) {
+      m = 4;
+      if (out_of_core && opt.cache_bytes != 0) {
+        const double stripe_bytes = 8.0 * double(S) * double(n);
+        const i64 fit = i64(double(opt.cache_bytes) / stripe_bytes);
+        m = std::max<i64>(1, fit - 3);
+      }
+    }
+    m = std::max<i64>(1, std::min(m, std::max<i64>(N, 1)));
+  }
+  G = N == 0 ? 0 : (N + m - 1) / m;
+  rep.n = n, rep.stripe = S, rep.substripe = Sp, rep.meta = m;
+  rep.order = std::string(to_string(opt.order));
+  rep.pivot = std::string(to_string(opt.pivot));
+  rep.engine = opt.engine;
+}
+
+void stripe_lu::impl::note_pivots(const st::block& b, i64 r0) {
+  if (max_abs == 0) return;
+  for (i64 i = 0; i < b.rows; ++i) {
+    const double r = std::fabs(b.col(r0 + i)[i]) / max_abs;
+    if (r < pivot_ratio || pivot_ratio == 0) pivot_ratio = r;
+  }
+}
+
+void stripe_lu::impl::finish_report(double seconds, double resumed_flops) {
+  // Every rank reports the whole factorization's time: the slowest rank's.
+  double in[2] = {seconds, pivot_ratio > 0 ? pivot_ratio : std::numeric_limits<double>::infinity()};
+  double out[2] = {0, 0};
+  MPI_Allreduce(&in[0], &out[0], 1, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(&in[1], &out[1], 1, MPI_DOUBLE, MPI_MIN, comm);
+  rep.factor_seconds = out[0];
+  rep.factor_gflops =
+      out[0] > 0 ? std::max(0.0, lu_flops(n) - resumed_flops) / out[0] * 1e-9 : 0;
+  rep.min_pivot_ratio = std::isinf(out[1]) ? 0 : out[1];
+}
+
+// --------------------------------------------------------------- in memory
+
+void stripe_lu::impl::factor_in_memory() {
+  in_core = true;
+  rep.in_core = true;
+  lu = a0;
+  ipiv.assign(std::size_t(n), 0);
+  std::unique_ptr<st::dense_engine> e;
+  detail::agree(comm, [&] { e = st::make_cpu_engine(opt.threads); });
+  rep.engine = e->name();
+  const double thr = threshold();
+  progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
+  pm.report(0, nullptr, true);
+  const auto t0 = clock_type::now();
+  std::vector<double> recv;
+  for (i64 J = 0; J < N; ++J) {
+    const int o = owner(J);
+    const i64 r = rows(J), c0 = J * S, count = r * (n - c0);
+    owner_step(comm, o, thr, [&] {
+      const st::block p{lu[std::size_t(J / P)].data(), r, 0, n, r};
+      st::factor_stripe_local(*e, p, c0, Sp, thr, ipiv.data() + c0);
+      note_pivots(p, c0);
+    });
+    // Columns [c0, n) of the factored stripe (ld r: contiguous from column c0).
+    double* pd = nullptr;
+    if (o == rank) {
+      pd = lu[std::size_t(J / P)].data() + c0 * r;
+    } else {
+      recv.resize(std::size_t(count));
+      pd = recv.data();
+    }
+    bcast_doubles(comm, o, pd, count);
+    const st::block p{pd, r, c0, n, r};
+    detail::agree(comm, [&] {
+      for (i64 I = first_own(J + 1); I < N; I += P)
+        st::apply_pivot_stripe(*e, p, c0, {lu[std::size_t(I / P)].data(), rows(I), 0, n, rows(I)});
+    });
+    pm.done += factor_flops(n, c0, r);
+    for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, c0, r, rows(I));
+    pm.report(J + 1, nullptr, false);
+  }
+  finish_report(seconds_since(t0), 0);
+  pm.done = pm.total;
+  pm.report(N, nullptr, true);
+}
+
+// -------------------------------------------------------------- the solves
+
+std::unique_ptr<st::stripe_cache> stripe_lu::impl::whole_stripes(
+    std::function<void(i64, double*)> fill) const {
+  st::cache_callbacks cb;
+  cb.size = [this](i64 I) { return std::uint64_t(rows(I)) * std::uint64_t(n) * 8u; };
+  cb.load = [this, fill](i64 I, st::cache_buffer& b) {
+    b.rows = rows(I), b.col0 = 0, b.ncols = n;
+    b.data.reset(new double[std::size_t(b.rows * n)]);
+    fill(I, b.data.get());
+  };
+  cb.flush = [](i64, const st::cache_buffer&) {};
+  return std::make_unique<st::stripe_cache>(cb, opt.cache_bytes, opt.io_threads);
+}
+
+// y := A^-1 y as the single process computes it: stripe J's interchanges and
+// forward_stripe on its owner (the earlier y rows are final and replicated),
+// y_J broadcast; then backward_stripe from the last stripe up.
+void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
+  if (n == 0 || nrhs == 0) return;
+  std::unique_ptr<st::dense_engine> e;
+  std::unique_ptr<st::stripe_cache> cache;
+  std::vector<i64> piv;  // out of core: read with the lu_ stripes
+  detail::agree(comm, [&] {
+    e = st::make_cpu_engine(opt.threads);
+    if (in_core) return;
+    piv.assign(std::size_t(n), 0);
+    const st::store& sto = *rs;
+    cache = whole_stripes([this, &sto, &piv](i64 J, double* dst) {
+      sto.read_lu(J, rows(J), 0, n, dst, rows(J), piv.data() + J * S);
+    });
+    std::vector<i64> order;
+    for (i64 J = first_own(0); J < N; J += P) order.push_back(J);
+    for (i64 k = i64(order.size()) - 1; k >= 0; --k) order.push_back(order[std::size_t(k)]);
+    cache->plan(order);
+  });
+  std::vector<double> buf;
+  auto step = [&](i64 J, bool forward) {
+    const int o = owner(J);
+    const i64 r = rows(J), r0 = J * S;
+    buf.resize(std::size_t(r * nrhs));
+    owner_step(comm, o, 0, [&] {
+      const double* data = nullptr;
+      const i64* pv = nullptr;
+      if (in_core) {
+        data = lu[std::size_t(J / P)].data();
+        pv = ipiv.data() + r0;
+      } else {
+        data = cache->acquire(J).data.get();
+        pv = piv.data() + r0;
+      }
+      struct release_at_exit {
+        st::stripe_cache* c;
+        i64 J;
+        ~release_at_exit() {
+          if (c) c->release(J);
+        }
+      } rel{in_core ? nullptr : cache.get(), J};
+      const st::block blk{const_cast<double*>(data), r, 0, n, r};
+      if (forward) {
+        for (i64 i = 0; i < r; ++i) {
+          const i64 a = r0 + i, t = r0 + pv[i];
+          if (a != t)
+            for (i64 c = 0; c < nrhs; ++c) std::swap(y[a + c * ldy], y[t + c * ldy]);
+        }
+        st::forward_stripe(*e, blk, r0, nrhs, y, ldy);
+      } else {
+        st::backward_stripe(*e, blk, r0, nrhs, y, ldy);
+      }
+      pack_rows(y, ldy, r0, r, nrhs, buf.data());
+    });
+    bcast_doubles(comm, o, buf.data(), r * nrhs);
+    if (o != rank) unpack_rows(buf.data(), r0, r, nrhs, y, ldy);
+  };
+  for (i64 J = 0; J < N; ++J) step(J, true);
+  for (i64 J = N - 1; J >= 0; --J) step(J, false);
+}
+
+// r := b - A x, each entry rounded once from the exact value (exala::gemv):
+// every rank its own stripes' rows, from the original rows it keeps; then
+// each r_J broadcast by its owner.
+void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                               double* r) const {
+  const exec ex{is_compiled_in(backend::omp) ? backend::omp : backend::simd, opt.threads};
+  for (i64 c = 0; c < nrhs; ++c)
+    for (i64 i = 0; i < n; ++i) r[i + c * n] = b[i + c * ldb];
+  if (n == 0 || nrhs == 0) return;
+  detail::agree(comm, [&] {
+    auto rows_of = [&](i64 I, const double* a) {
+      for (i64 c = 0; c < nrhs; ++c)
+        gemv(layout::col_major, transpose::none, rows(I), n, -1.0, a, rows(I), x + c * ldx, 1, 1.0,
+             r + I * S + c * n, 1, ex);
+    };
+    if (in_core) {
+      for (i64 I = first_own(0); I < N; I += P) rows_of(I, a0[std::size_t(I / P)].data());
+      return;
+    }
+    const st::store& sto = *rs;
+    auto cache = whole_stripes(
+        [this, &sto](i64 I, double* dst) { sto.read_original(I * S, rows(I), 0, n, dst, rows(I)); });
+    std::vector<i64> order;
+    for (i64 I = first_own(0); I < N; I += P) order.push_back(I);
+    cache->plan(order);
+    for (i64 I : order) {
+      st::cache_buffer& a = cache->acquire(I);
+      rows_of(I, a.data.get());
+      cache->release(I);
+    }
+  });
+  std::vector<double> buf;
+  for (i64 J = 0; J < N; ++J) {
+    const int o = owner(J);
+    const i64 rj = rows(J);
+    buf.resize(std::size_t(rj * nrhs));
+    if (o == rank) pack_rows(r, n, J * S, rj, nrhs, buf.data());
+    bcast_doubles(comm, o, buf.data(), rj * nrhs);
+    if (o != rank) unpack_rows(buf.data(), J * S, rj, nrhs, r, n);
+  }
+}
+
+double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                                       const double* r) const {
+  double worst = 0;
+  for (i64 c = 0; c < nrhs; ++c) {
+    const double rn = max_abs_col(n, r, n, c);
+    const double den = norm_inf * max_abs_col(n, x, ldx, c) + max_abs_col(n, b, ldb, c);
+    const double eta = rn == 0 ? 0 : (den > 0 ? rn / den : std::numeric_limits<double>::infinity());
+    if (std::isnan(rn)) return std::numeric_limits<double>::quiet_NaN();
+    worst = std::max(worst, eta);
+  }
+  return worst;
+}
+
+// The single-process refine() (stripe_lu.cpp), step for step: the same
+// stopping rules on the same replicated values, so every rank takes the same
+// branches and the result has the same bits.
+refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
+                                      int max_refine) const {
+  refine_report rr;
+  const auto t0 = clock_type::now();
+  for (i64 c = 0; c < nrhs; ++c)
+    for (i64 i = 0; i < n; ++i) x[i + c * ldx] = b[i + c * ldb];
+  solve_in_place(nrhs, x, ldx);
+  std::vector<double> r(std::size_t(n * nrhs)), xn(std::size_t(n * nrhs));
+  residual(nrhs, b, ldb, x, ldx, r.data());
+  double eta = backward_error(nrhs, b, ldb, x, ldx, r.data());
+  rr.backward_error_before = eta;
+  progress_meter pm(opt, "refine", double(max_refine), max_refine, rs ? &rs->counters() : nullptr);
+  for (int step = 0; step < max_refine; ++step) {
+    if (!(eta > unit_roundoff)) {  // also stops on NaN
+      rr.converged = !std::isnan(eta);
+      break;
+    }
+    solve_in_place(nrhs, r.data(), n);  // the correction d
+    bool changed = false;
+    for (i64 c = 0; c < nrhs; ++c)
+      for (i64 i = 0; i < n; ++i) {
+        const double v = x[i + c * ldx] + r[std::size_t(i + c * n)];
+        xn[std::size_t(i + c * n)] = v;
+        changed |= std::memcmp(&v, &x[i + c * ldx], sizeof v) != 0;
+      }
+    if (!changed) {
+      rr.converged = true;
+      residual(nrhs, b, ldb, x, ldx, r.data());
+      break;
+    }
+    std::vector<double> rn(std::size_t(n * nrhs));
+    residual(nrhs, b, ldb, xn.data(), n, rn.data());
+    const double eta_n = backward_error(nrhs, b, ldb, xn.data(), n, rn.data());
+    if (!(eta_n < eta)) break;  // no progress: keep the better x
+    for (i64 c = 0; c < nrhs; ++c)
+      for (i64 i = 0; i < n; ++i) x[i + c * ldx] = xn[std::size_t(i + c * n)];
+    r.swap(rn);
+    const bool stalled = eta_n > 0.5 * eta;
+    eta = eta_n;
+    ++rr.steps;
+    pm.done = rr.steps;
+    pm.report(rr.steps, nullptr, false);
+    if (stalled) {
+      rr.converged = eta <= 2 * unit_roundoff;
+      break;
+    }
+  }
+  if (!(eta > unit_roundoff) && !std::isnan(eta)) rr.converged = true;
+  rr.backward_error_after = eta;
+  rr.seconds = seconds_since(t0);
+  return rr;
+}
+
+// ------------------------------------------------------------- public API
+
+// Guarantee: the factors, and every solution computed from them, have the
+// bits of exala::stripe_lu on the whole matrix with the same (S, S', local
+// pivoting, engine), for any rank count.
+stripe_lu::stripe_lu(MPI_Comm comm, i64 n, const row_source& rows, const stripe_lu_options& opt)
+    : p_(std::make_unique<impl>(comm)) {
+  impl& s = *p_;
+  agree_same(s.comm, 9, [&] {
+    check_options(opt);
+    if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
+    auto items = option_items(opt);
+    items.insert(items.begin(), same_item{"n", std::uint64_t(n)});
+    return items;
+  });
+  s.opt = opt;
+  s.n = n;
+  detail::agree(s.comm, [&] { s.choose_sizes(false); });
+  // Each rank fills and checks its own stripes; max|a_ij| and ||A||_inf as
+  // the single process computes them (row sums in column order, then the
+  // max), combined with MPI_MAX, which is exact.
+  double local[2] = {0, 0};
+  detail::agree(s.comm, [&] {
+    if (s.first_own(0) < s.N && !rows) throw invalid_argument("rows", "is an empty row_source");
+    std::vector<double> rowsum;
+    for (i64 J = s.first_own(0); J < s.N; J += s.P) {
+      const i64 r = s.rows(J);
+      std::vector<double>& a = s.a0.emplace_back(std::size_t(r * n), 0.0);
+      rows(J * s.S, r, a.data(), r);
+      rowsum.assign(std::size_t(r), 0.0);
+      for (i64 j = 0; j < n; ++j)
+        for (i64 i = 0; i < r; ++i) {
+          const double v = a[std::size_t(i + j * r)];
+          if (!std::isfinite(v))
+            throw invalid_argument("rows", "entry (" + std::to_string(J * s.S + i) + ", " +
+                                               std::to_string(j) + ") is not finite");
+          local[0] = std::max(local[0], std::fabs(v));
+          rowsum[std::size_t(i)] += std::fabs(v);
+        }
+      for (double v : rowsum) local[1] = std::max(local[1], v);
+    }
+  });
+  double global[2] = {0, 0};
+  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, s.comm);
+  s.max_abs = global[0];
+  s.norm_inf = global[1];
+  s.factor_in_memory();
+}
+
+stripe_lu::stripe_lu(MPI_Comm comm, const std::vector<std::string>& system,
+                     const std::string& rank_workdir, const stripe_lu_options& opt)
+    : p_(std::make_unique<impl>(comm)) {
+  impl& s = *p_;
+  agree_same(s.comm, 8, [&] {
+    check_options(opt);
+    if (system.empty()) throw invalid_argument("system", "is empty: give the system's work directories");
+    if (rank_workdir.empty()) throw invalid_argument("rank_workdir", "is an empty path");
+    return option_items(opt);
+  });
+  s.opt = opt;
+  s.open_out_of_core(system, rank_workdir);
+  s.factor_out_of_core();
+}
+
+stripe_lu::~stripe_lu() = default;
+stripe_lu::stripe_lu(stripe_lu&&) noexcept = default;
+stripe_lu& stripe_lu::operator=(stripe_lu&&) noexcept = default;
+
+std::int64_t stripe_lu::n() const noexcept { return p_->n; }
+std::int64_t stripe_lu::stripe_height() const noexcept { return p_->S; }
+int stripe_lu::owner(std::int64_t stripe) const noexcept {
+  return stripe < 0 ? -1 : p_->owner(stripe);
+}
+const stripe_lu_report& stripe_lu::report() const noexcept { return p_->rep; }
+
+// Guarantee: x := A^-1 b with the bits of exala::stripe_lu::solve (per column
+// call), on every rank.
+void stripe_lu::solve(std::int64_t nrhs, double* b, std::int64_t ldb) const {
+  const impl& s = *p_;
+  agree_same(s.comm, 2, [&] {
+    check_rhs(s.n, nrhs, b, ldb, "b", "ldb");
+    return std::vector<same_item>{{"nrhs", std::uint64_t(nrhs)},
+                                  {"b", matrix_checksum(s.n, nrhs, b, ldb), same_item::data,
+                                   " (b is replicated)"}};
+  });
+  s.solve_in_place(nrhs, b, ldb);
+}
+
+// Guarantee: the refined solution and report of exala::stripe_lu::solve_refined,
+// bit for bit, on every rank.
+refine_report stripe_lu::solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb,
+                                       double* x, std::int64_t ldx, int max_refine) const {
+  const impl& s = *p_;
+  agree_same(s.comm, 3, [&] {
+    check_rhs(s.n, nrhs, b, ldb, "b", "ldb");
+    check_rhs(s.n, nrhs, x, ldx, "x", "ldx");
+    check_max_refine(max_refine);
+    return std::vector<same_item>{{"nrhs", std::uint64_t(nrhs)},
+                                  {"max_refine", std::uint64_t(max_refine)},
+                                  {"b", matrix_checksum(s.n, nrhs, b, ldb), same_item::data,
+                                   " (b is replicated)"}};
+  });
+  return s.refine(nrhs, b, ldb, x, ldx, max_refine);
+}
+
+// Guarantee: as solve_refined, for the right-hand sides stored with the system.
+refine_report stripe_lu::solve_stored(std::vector<double>& x, int max_refine) const {
+  const impl& s = *p_;
+  agree_same(s.comm, 1, [&] {
+    if (!s.sys)
+      throw invalid_argument("solve_stored", "needs a stripe_lu made from a work directory");
+    check_max_refine(max_refine);
+    return std::vector<same_item>{{"max_refine", std::uint64_t(max_refine)}};
+  });
+  const i64 n = s.n, nrhs = s.sys->info().nrhs;
+  std::vector<double> b(std::size_t(n * nrhs));
+  detail::agree(s.comm, [&] {
+    if (n > 0 && nrhs > 0) s.sys->read_rhs(b.data(), n);
+  });
+  x.assign(std::size_t(n * nrhs), 0.0);
+  if (n == 0 || nrhs == 0) return {};
+  return s.refine(nrhs, b.data(), n, x.data(), n, max_refine);
+}
+
+// Guarantee: the normwise backward error of exala::stripe_lu::backward_error
+// (exact residual), bit for bit, on every rank.
+double stripe_lu::backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb,
+                                 const double* x, std::int64_t ldx) const {
+  const impl& s = *p_;
+  agree_same(s.comm, 3, [&] {
+    check_rhs(s.n, nrhs, b, ldb, "b", "ldb");
+    check_rhs(s.n, nrhs, x, ldx, "x", "ldx");
+    return std::vector<same_item>{{"nrhs", std::uint64_t(nrhs)},
+                                  {"b", matrix_checksum(s.n, nrhs, b, ldb), same_item::data,
+                                   " (b is replicated)"},
+                                  {"x", matrix_checksum(s.n, nrhs, x, ldx), same_item::data,
+                                   " (x is replicated)"}};
+  });
+  std::vector<double> r(std::size_t(s.n * nrhs));
+  s.residual(nrhs, b, ldb, x, ldx, r.data());
+  return s.backward_error(nrhs, b, ldb, x, ldx, r.data());
+}
+
+}  // namespace exala::mpi

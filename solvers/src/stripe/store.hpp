@@ -73,7 +73,9 @@ class store {
   static store create(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,
                       std::int64_t stripe, bool overwrite);
   // Opens an existing, complete set (manifest present and valid).
-  static store open(const std::vector<std::string>& dirs);
+  // partial: orig_ files may be missing (a rank's copy of its own stripes in
+  // the distributed stripe LU, exala/mpi.hpp); reading one fails as "missing".
+  static store open(const std::vector<std::string>& dirs, bool partial = false);
 
   store(store&&) noexcept;
   store& operator=(store&&) noexcept;

@@ -1,0 +1,154 @@
+// mpi/src/stripe_dist.hpp - internals of the distributed stripe LU
+// (exala::mpi::stripe_lu, exala/mpi.hpp), shared by stripe_lu.cpp (options,
+// the in-memory factorization, the solve phase, refinement) and
+// stripe_ooc.cpp (out of core: the rank's copy of its stripes, the
+// factorization through its own cache and disk, resume).
+//
+// Distribution: stripe J (rows [J*S, J*S + rows(J))) belongs to rank J % P.
+// A rank keeps only its own stripes (in memory, or as files in its
+// rank_workdir); the single-process kernels (solvers/src/stripe/kernels.hpp)
+// do all arithmetic, so each stripe receives exactly the engine calls it
+// receives in exala::stripe_lu: apply_pivot_stripe by pivot stripes 0..J-1 in
+// that order, then factor_stripe_local; forward_stripe / backward_stripe on
+// the same y values. Broadcasts only move bits. Hence the same bits.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <string>
+#include <vector>
+
+#include "exala/mpi.hpp"
+#include "stripe/cache.hpp"
+#include "stripe/engine.hpp"
+#include "stripe/kernels.hpp"
+#include "stripe/store.hpp"
+
+namespace exala::mpi {
+
+namespace dist {
+
+namespace st = exala::detail::stripe;
+using i64 = std::int64_t;
+using clock_type = std::chrono::steady_clock;
+
+constexpr double unit_roundoff = 0x1p-53;
+constexpr i64 default_stripe = 1024;  // the single-process defaults (stripe_lu.cpp)
+constexpr i64 default_substripe = 128;
+
+double seconds_since(clock_type::time_point t0);
+// Flops of the LU (2/3 n^3), of eliminating pivot rows [r0, r0+s) from `rows`
+// rows, and of factoring a pivot stripe (the single-process progress units).
+double lu_flops(i64 n);
+double elim_flops(i64 n, i64 r0, i64 s, i64 rows);
+double factor_flops(i64 n, i64 r0, i64 rows);
+
+// MPI_Bcast of `count` doubles from `root`, in pieces of at most 2^28.
+void bcast_doubles(MPI_Comm comm, int root, double* p, i64 count);
+
+// Runs `step` on rank `root` only and shares its outcome with one small
+// MPI_Bcast: every rank returns normally, or every rank throws - root its
+// own exception, the others exala::singular_pivot (same column, value and
+// message; `threshold` is the one root's kernel used) when root's was one, or
+// remote_error(root, message) otherwise. The other ranks do nothing in the
+// step, so only root can fail there.
+void owner_step(MPI_Comm comm, int root, double threshold, const std::function<void()>& step);
+
+// A value that every rank must pass alike (a size, an option, a checksum of
+// replicated data).
+struct same_item {
+  enum kind_t { integer, real, data };
+  std::string name;  // the argument named in the error
+  std::uint64_t value = 0;
+  kind_t kind = integer;  // how the values are shown (data: not shown)
+  std::string hint;       // appended to the message
+  same_item() = default;
+  same_item(std::string nm, std::uint64_t v, kind_t k = integer, std::string h = {})
+      : name(std::move(nm)), value(v), kind(k), hint(std::move(h)) {}
+};
+// Runs `local` (argument checks that may throw, then the `count` values to
+// compare), compares the values with rank 0's and agrees (detail::agree):
+// a rank whose check failed throws its own exception, a rank whose value
+// differs from rank 0's throws exala::invalid_argument naming the item, the
+// others remote_error. Two small collectives.
+void agree_same(MPI_Comm comm, std::size_t count,
+                const std::function<std::vector<same_item>()>& local);
+
+// checksum64 of an n x nrhs column-major matrix (ld): replicated data check.
+std::uint64_t matrix_checksum(i64 n, i64 nrhs, const double* a, i64 ld);
+
+// Progress callbacks, as the single-process driver reports them.
+struct progress_meter {
+  const stripe_lu_options& opt;
+  std::string phase;
+  double total = 1, done = 0, start_done = 0;
+  i64 steps = 0;
+  clock_type::time_point t0 = clock_type::now(), last{};
+  st::io_counters* io = nullptr;
+  i64 read0 = 0, written0 = 0;
+  progress_meter(const stripe_lu_options& o, std::string ph, double tot, i64 nsteps,
+                 st::io_counters* c);
+  void report(i64 step, const st::cache_stats* cs, bool force);
+};
+
+}  // namespace dist
+
+struct stripe_lu::impl {
+  using i64 = dist::i64;
+
+  MPI_Comm comm = MPI_COMM_NULL;  // our duplicate of the caller's communicator
+  int rank = 0, P = 1;
+  stripe_lu_options opt;
+  stripe_lu_report rep;
+  i64 n = 0, S = 1, Sp = 1, m = 1, N = 0, G = 0;
+  i64 file_stripe = 0;  // rows per orig_ file of the shared system (out of core)
+  double max_abs = 0, norm_inf = 0;
+  double pivot_ratio = 0;  // this rank's min |u_jj| / max|a_ij| (note_pivots)
+  // In memory: own stripe J at index J / P, rows(J) x n, ld rows(J).
+  bool in_core = false;
+  std::vector<std::vector<double>> a0, lu;
+  std::vector<i64> ipiv;  // n entries; the own stripes' are set (in-stripe, 0-based)
+  // Out of core: the shared system (read only) and this rank's store.
+  std::optional<dist::st::store> sys, rs;
+  std::string rank_dir;
+
+  explicit impl(MPI_Comm c);
+  ~impl();
+  impl(const impl&) = delete;
+  impl& operator=(const impl&) = delete;
+
+  int owner(i64 J) const { return int(J % P); }
+  bool mine(i64 J) const { return owner(J) == rank; }
+  // The first stripe >= J that this rank owns (may be >= N).
+  i64 first_own(i64 J) const { return J + ((rank - J % P) % P + P) % P; }
+  i64 rows(i64 J) const { return std::min(S, n - J * S); }
+  i64 col_of_group(i64 g) const { return std::min(n, g * m * S); }
+  double threshold() const;
+
+  void choose_sizes(bool out_of_core);
+  void note_pivots(const dist::st::block& b, i64 r0);
+  // The report's global parts: factor time (max over ranks), min pivot ratio.
+  void finish_report(double seconds, double resumed_flops);
+
+  void factor_in_memory();
+  // stripe_ooc.cpp
+  void open_out_of_core(const std::vector<std::string>& system, const std::string& rank_workdir);
+  void factor_out_of_core();
+
+  // A cache of this rank's whole read-only stripes (rows(I) x n, ld rows(I))
+  // filled by `fill`: the lu_ stripes of the solve, the orig_ ones of the residual.
+  std::unique_ptr<dist::st::stripe_cache> whole_stripes(std::function<void(i64, double*)> fill) const;
+  void solve_in_place(i64 nrhs, double* y, i64 ldy) const;
+  void residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx, double* r) const;
+  double backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                        const double* r) const;
+  refine_report refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx, int max_refine) const;
+};
+
+}  // namespace exala::mpi

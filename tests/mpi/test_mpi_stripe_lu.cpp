@@ -1,0 +1,616 @@
+// test_mpi_stripe_lu.cpp - the distributed stripe LU (exala::mpi::stripe_lu,
+// exala/mpi.hpp) against the single-process exala::stripe_lu, bit for bit, on
+// every rank, under mpirun -np 1..4: the factors' effect (solves of several
+// right-hand sides, one column per call and together), the unrefined and the
+// refined solutions with their refine reports, the backward error; in memory
+// and out of core (against the single process in core and out of core with
+// the same S, S'); sizes 0, 1, < S, not a multiple of S, fewer stripes than
+// ranks; meta-zigzag groups; a cache small enough to evict; generated well-
+// and ill-conditioned systems. Errors: a zero pivot on a non-zero rank's
+// stripe gives singular_pivot (same message as one process) on every rank;
+// a bad or mismatched argument on one rank gives the named error there and
+// remote_error elsewhere; a write fault on one rank mid-factorization makes
+// every rank throw, and the rerun resumes with the bits of an uninterrupted run.
+#define BOOST_TEST_MODULE exala_mpi_stripe_lu
+#include "mpi_test_main.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "exala/mpi.hpp"
+#include "exala/stripe_lu.hpp"
+#include "stripe/store.hpp"
+
+namespace t = exala_mpi_test;
+namespace fs = std::filesystem;
+using i64 = std::int64_t;
+
+namespace {
+
+// A matrix the same on every rank: entries uniform in [-0.5, 0.5]; graded:
+// column j scaled by 2^(-40 j / n) (condition number ~ 1e12).
+std::vector<double> test_matrix(i64 n, std::uint64_t seed, bool graded = false) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  std::vector<double> a(std::size_t(n * n));
+  for (i64 j = 0; j < n; ++j)
+    for (i64 i = 0; i < n; ++i)
+      a[std::size_t(i + j * n)] = u(g) * (graded ? std::ldexp(1.0, -int(40 * j / std::max<i64>(n, 1))) : 1.0);
+  return a;
+}
+
+exala::mpi::row_source rows_of(const std::vector<double>& a, i64 n) {
+  return [&a, n](i64 r0, i64 rows, double* dst, i64 ld) {
+    for (i64 j = 0; j < n; ++j)
+      for (i64 i = 0; i < rows; ++i) dst[i + j * ld] = a[std::size_t(r0 + i + j * n)];
+  };
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * 8) == 0);
+}
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Everything the tests compare between the two factorizations.
+struct results {
+  std::vector<double> x1;  // each column solved alone
+  std::vector<double> xm;  // all columns in one call
+  std::vector<double> xr;  // refined, one column per call
+  std::vector<double> xrm; // refined, all columns in one call
+  std::vector<double> rr;  // the refine reports: steps, converged, before, after (per call)
+  double be = 0;           // backward error of xm
+};
+
+template <class LU>
+results solve_all(const LU& lu, i64 n, const std::vector<double>& B, i64 nrhs) {
+  const i64 ld = std::max<i64>(1, n);
+  results r;
+  r.x1 = B;
+  for (i64 c = 0; c < nrhs; ++c) lu.solve(1, r.x1.data() + c * ld, ld);
+  r.xm = B;
+  lu.solve(nrhs, r.xm.data(), ld);
+  r.xr.assign(B.size(), 0.0);
+  auto note = [&](const exala::refine_report& q) {
+    r.rr.insert(r.rr.end(), {double(q.steps), double(q.converged), q.backward_error_before,
+                             q.backward_error_after});
+  };
+  for (i64 c = 0; c < nrhs; ++c)
+    note(lu.solve_refined(1, B.data() + c * ld, ld, r.xr.data() + c * ld, ld, 10));
+  r.xrm.assign(B.size(), 0.0);
+  note(lu.solve_refined(nrhs, B.data(), ld, r.xrm.data(), ld, 10));
+  r.be = lu.backward_error(nrhs, B.data(), ld, r.xm.data(), ld);
+  return r;
+}
+
+// factors_only: the unrefined solutions only (the single process in core
+// computes ||A||_inf itself, out of core it reads the stored one, rounded
+// upward: backward errors, and so the refinement's stopping, may differ).
+void check_same(const results& got, const results& want, const std::string& what,
+                bool factors_only = false) {
+  BOOST_TEST_CONTEXT(what << " on rank " << t::rank() << " of " << t::size()) {
+    BOOST_TEST(same_bits(got.x1, want.x1));
+    BOOST_TEST(same_bits(got.xm, want.xm));
+    if (factors_only) return;
+    BOOST_TEST(same_bits(got.xr, want.xr));
+    BOOST_TEST(same_bits(got.xrm, want.xrm));
+    BOOST_TEST(same_bits(got.rr, want.rr));
+    BOOST_TEST(same_bits(got.be, want.be));
+  }
+}
+
+// Rank 0's results on every rank.
+void bcast(results& r) {
+  for (auto* v : {&r.x1, &r.xm, &r.xr, &r.xrm, &r.rr}) {
+    std::uint64_t len = v->size();
+    MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    v->resize(len);
+    if (len > 0) MPI_Bcast(v->data(), int(len), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  }
+  MPI_Bcast(&r.be, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+
+std::vector<double> test_rhs(i64 n, i64 nrhs, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> b(std::size_t(std::max<i64>(1, n) * nrhs), 0.0);
+  for (auto& v : b) v = u(g);
+  return b;
+}
+
+// What a call did on this rank: "ok", "remote:<rank>", "arg:<name>",
+// "singular:<message>", "storage", or "other:<message>".
+std::string outcome(const std::function<void()>& f) {
+  try {
+    f();
+    return "ok";
+  } catch (const exala::mpi::remote_error& e) {
+    return "remote:" + std::to_string(e.rank());
+  } catch (const exala::invalid_argument& e) {
+    return "arg:" + e.argument();
+  } catch (const exala::singular_pivot& e) {
+    return std::string("singular:") + e.what();
+  } catch (const exala::storage_error&) {
+    return "storage";
+  } catch (const std::exception& e) {
+    return std::string("other:") + e.what();
+  }
+}
+
+// A fresh directory under /tmp, the same name on every rank, removed (by
+// rank 0, after a barrier) at the end of the scope.
+struct temp_dir {
+  fs::path path;
+  explicit temp_dir(const std::string& tag) {
+    static int counter = 0;
+    long long pid = t::rank() == 0 ? (long long)getpid() : 0;
+    MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    path = fs::temp_directory_path() /
+           ("exala_mpi_slu_" + std::to_string(pid) + "_" + std::to_string(counter++) + "_" + tag);
+    if (t::rank() == 0) {
+      fs::remove_all(path);
+      fs::create_directories(path);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  ~temp_dir() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t::rank() == 0) {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  }
+  std::string sub(const std::string& name) const { return (path / name).string(); }
+  std::string rank_dir(const std::string& name) const {
+    return (path / (name + "_rank" + std::to_string(t::rank()))).string();
+  }
+};
+
+// generate_dense_system on rank 0; true on every rank when it worked.
+bool generate(const std::string& dir, i64 n, i64 nrhs, std::uint64_t seed, i64 file_stripe,
+              double cond) {
+  bool ok = true;
+  if (t::rank() == 0) {
+    try {
+      exala::generate_dense_system({dir}, n, nrhs, seed, file_stripe, cond, true);
+    } catch (const std::exception& e) {
+      BOOST_TEST_MESSAGE("generate failed: " << e.what());
+      ok = false;
+    }
+  }
+  return t::all_ranks(ok);
+}
+
+exala::stripe_lu_options base_options(i64 S, i64 Sp) {
+  exala::stripe_lu_options o;
+  o.stripe = S;
+  o.substripe = Sp;
+  o.threads = 1;
+  o.io_threads = 1;
+  return o;
+}
+
+// In memory: the distributed LU of a replicated matrix against the
+// single-process in-core LU of the same matrix, on every rank.
+void check_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t seed, bool graded,
+                     i64 nrhs, const std::string& what) {
+  const auto A = test_matrix(n, seed, graded);
+  const auto B = test_rhs(n, nrhs, seed + 1);
+  exala::stripe_lu ref(n, A.data(), std::max<i64>(1, n), opt);
+  const results want = solve_all(ref, n, B, nrhs);
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
+  const results got = solve_all(lu, n, B, nrhs);
+  check_same(got, want, what);
+  const auto& rp = lu.report();
+  BOOST_TEST_CONTEXT(what << " report on rank " << t::rank()) {
+    BOOST_TEST(lu.n() == n);
+    BOOST_TEST(rp.n == n);
+    BOOST_TEST(rp.stripe == ref.report().stripe);
+    BOOST_TEST(lu.stripe_height() == ref.report().stripe);
+    BOOST_TEST(rp.substripe == ref.report().substripe);
+    BOOST_TEST(rp.meta == ref.report().meta);
+    BOOST_TEST(rp.in_core);
+    BOOST_TEST(rp.engine == "cpu");
+    BOOST_TEST(same_bits(rp.min_pivot_ratio, ref.report().min_pivot_ratio));
+    for (i64 J = 0; J < 5; ++J) BOOST_TEST(lu.owner(J) == int(J % t::size()));
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(in_memory_sizes_and_parameters) {
+  // n = 0, 1, < S, not a multiple of S, fewer stripes than ranks, several
+  // stripes per rank; default and explicit S, S'; the meta-zigzag order.
+  {
+    // n = 0 (the single process's refinement rejects n = 0, so no reference):
+    // solves leave b alone, the refinement reports convergence.
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, 0, {}, base_options(0, 0));
+    BOOST_TEST(lu.n() == 0);
+    BOOST_TEST(lu.report().in_core);
+    const auto B = test_rhs(0, 2, 1);
+    const results r = solve_all(lu, 0, B, 2);
+    BOOST_TEST(same_bits(r.x1, B));
+    BOOST_TEST(same_bits(r.xm, B));
+    BOOST_TEST(r.be == 0.0);
+    BOOST_TEST(r.rr[1] == 1.0);
+  }
+  check_in_memory(1, base_options(0, 0), 2, false, 2, "n = 1");
+  check_in_memory(5, base_options(16, 4), 3, false, 2, "n = 5 < S = 16");
+  check_in_memory(3, base_options(1, 1), 4, false, 2, "n = 3, S = 1 (3 stripes)");
+  check_in_memory(2, base_options(1, 1), 5, false, 1, "n = 2, S = 1 (2 stripes)");
+  check_in_memory(37, base_options(8, 3), 6, false, 3, "n = 37, S = 8, S' = 3");
+  auto o = base_options(16, 8);
+  o.order = exala::stripe_order::meta_zigzag;
+  o.meta = 3;
+  check_in_memory(100, o, 7, false, 2, "n = 100, S = 16, S' = 8, meta 3");
+  o = base_options(32, 0);
+  o.order = exala::stripe_order::basic;
+  check_in_memory(250, o, 8, false, 2, "n = 250, S = 32, basic order");
+  check_in_memory(120, base_options(24, 8), 9, true, 2, "graded n = 120 (cond ~1e12)");
+}
+
+BOOST_AUTO_TEST_CASE(in_memory_singular_pivot_everywhere) {
+  // Stripe 1 (rank 1's when P > 1) has a zero row: its factorization meets an
+  // exact zero pivot. Every rank throws singular_pivot with the single
+  // process's message.
+  const i64 n = 40, S = 8;
+  auto A = test_matrix(n, 11);
+  for (i64 j = 0; j < n; ++j) A[std::size_t(S + 3 + j * n)] = 0.0;
+  const auto opt = base_options(S, 4);
+  const std::string want = outcome([&] { exala::stripe_lu ref(n, A.data(), n, opt); });
+  BOOST_TEST(want.rfind("singular:", 0) == 0);
+  BOOST_TEST(want.find("zero pivot") != std::string::npos);
+  const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt); });
+  BOOST_TEST(got == want, "rank " << t::rank() << ": " << got);
+}
+
+BOOST_AUTO_TEST_CASE(in_memory_bad_input) {
+  const int P = t::size(), me = t::rank(), last = P - 1;
+  const i64 n = 30;
+  const auto A = test_matrix(n, 21);
+  auto expect = [&](const std::string& got, const std::string& arg, const std::string& what) {
+    const std::string want = me == last ? "arg:" + arg : "remote:" + std::to_string(last);
+    BOOST_TEST(got == want, what << " on rank " << me << ": " << got);
+  };
+  // A bad option on the last rank only.
+  auto bad = base_options(8, 4);
+  if (me == last) bad.stripe = -5;
+  expect(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), bad); }), "stripe",
+         "stripe = -5");
+  // A valid option that differs from rank 0's.
+  if (P > 1) {
+    auto other = base_options(8, 4);
+    if (me == last) other.substripe = 2;
+    expect(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), other); }),
+           "substripe", "substripe differs");
+    expect(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, me == last ? n + 1 : n, rows_of(A, n), base_options(8, 4)); }),
+           "n", "n differs");
+  }
+  // A non-finite entry in the last rank's first stripe.
+  {
+    auto B = A;
+    if (P <= 4) B[std::size_t(8 * last + 2 + 5 * n)] = NAN;  // stripe `last` starts at row 8*last
+    expect(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(B, n), base_options(8, 4)); }),
+           "rows", "NaN entry");
+  }
+  // What the distributed LU cannot do: the same error on every rank.
+  auto partial = base_options(8, 4);
+  partial.pivot = exala::pivoting::partial;
+  BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), partial); }) ==
+             "arg:pivot");
+  auto cuda = base_options(8, 4);
+  cuda.engine = "cuda";
+  BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), cuda); }) ==
+             "arg:engine");
+  // Solve arguments: a bad ldb, or a b that is not replicated, on the last
+  // rank; afterwards the object still works (no rank was left behind).
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), base_options(8, 4));
+  exala::stripe_lu ref(n, A.data(), n, base_options(8, 4));
+  auto b = test_rhs(n, 1, 5);
+  expect(outcome([&] { lu.solve(1, b.data(), me == last ? n - 1 : n); }), "ldb", "ldb < n");
+  if (P > 1) {
+    auto c = b;
+    if (me == last) c[3] += 1.0;
+    expect(outcome([&] { lu.solve(1, c.data(), n); }), "b", "b not replicated");
+    std::vector<double> x(static_cast<std::size_t>(n));
+    expect(outcome([&] { lu.solve_refined(1, b.data(), n, x.data(), n, me == last ? 3 : 10); }),
+           "max_refine", "max_refine differs");
+  }
+  BOOST_TEST(outcome([&] { lu.solve_refined(1, b.data(), n, nullptr, n, 10); }) == "arg:x");
+  auto x = b, y = b;
+  lu.solve(1, x.data(), n);
+  ref.solve(1, y.data(), n);
+  BOOST_TEST(same_bits(x, y));
+  std::vector<double> s;
+  BOOST_TEST(outcome([&] { lu.solve_stored(s, 3); }) == "arg:solve_stored");
+}
+
+// ----------------------------------------------------------- out of core
+
+namespace {
+
+struct ooc_case {
+  i64 n, nrhs, file_stripe;
+  double cond;
+  exala::stripe_lu_options opt;
+  std::string what;
+  std::uint64_t seed = 1;
+};
+
+// The distributed out-of-core LU of a generated system against the single
+// process out of core (rank 0, on its own copy of the system; results
+// broadcast) and in core (every rank, the matrix read back), on every rank.
+void check_out_of_core(const ooc_case& c) {
+  temp_dir tmp("ooc");
+  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond));
+  BOOST_TEST_REQUIRE(generate(tmp.sub("ref"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond));
+  const auto B = test_rhs(c.n, 2, c.seed + 7);
+  // Single process, out of core (rank 0).
+  results want_ooc;
+  exala::refine_report want_stored{};
+  std::vector<double> want_xs;
+  exala::stripe_lu_report want_rep;
+  bool ok = true;
+  if (t::rank() == 0) {
+    try {
+      exala::stripe_lu ref({tmp.sub("ref")}, c.opt);
+      want_ooc = solve_all(ref, c.n, B, 2);
+      want_stored = ref.solve_stored(want_xs, 10);
+      want_rep = ref.report();
+    } catch (const std::exception& e) {
+      BOOST_TEST_MESSAGE("single process out of core failed: " << e.what());
+      ok = false;
+    }
+  }
+  BOOST_TEST_REQUIRE(t::all_ranks(ok));
+  bcast(want_ooc);
+  std::uint64_t len = want_xs.size();
+  MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  want_xs.resize(len);
+  MPI_Bcast(want_xs.data(), int(len), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double stored[4] = {double(want_stored.steps), double(want_stored.converged),
+                      want_stored.backward_error_before, want_stored.backward_error_after};
+  MPI_Bcast(stored, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  std::int64_t rep_sizes[3] = {want_rep.stripe, want_rep.substripe, want_rep.meta};
+  MPI_Bcast(rep_sizes, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  // Single process, in core, same S and S' (every rank).
+  std::vector<double> A(std::size_t(c.n * c.n));
+  exala::stripe_system_reader(std::vector<std::string>{tmp.sub("sys")}).read_rows(0, c.n, A.data(), c.n);
+  auto in_core_opt = c.opt;
+  in_core_opt.stripe = rep_sizes[0];
+  in_core_opt.substripe = rep_sizes[1];
+  in_core_opt.meta = 0;
+  in_core_opt.order = exala::stripe_order::zigzag;
+  in_core_opt.cache_bytes = 0;
+  exala::stripe_lu ref_core(c.n, A.data(), c.n, in_core_opt);
+  const results want_core = solve_all(ref_core, c.n, B, 2);
+
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), c.opt);
+  const results got = solve_all(lu, c.n, B, 2);
+  check_same(got, want_ooc, c.what + " vs one process out of core");
+  check_same(got, want_core, c.what + " vs one process in core", true);
+  std::vector<double> xs;
+  const auto rs = lu.solve_stored(xs, 10);
+  const auto& rp = lu.report();
+  BOOST_TEST_CONTEXT(c.what << " on rank " << t::rank()) {
+    BOOST_TEST(same_bits(xs, want_xs));
+    BOOST_TEST(rs.steps == int(stored[0]));
+    BOOST_TEST(rs.converged == (stored[1] != 0));
+    BOOST_TEST(same_bits(rs.backward_error_before, stored[2]));
+    BOOST_TEST(same_bits(rs.backward_error_after, stored[3]));
+    BOOST_TEST(rp.stripe == rep_sizes[0]);
+    BOOST_TEST(rp.substripe == rep_sizes[1]);
+    BOOST_TEST(rp.meta == rep_sizes[2]);
+    BOOST_TEST(!rp.in_core);
+    BOOST_TEST(!rp.resumed);
+    if (c.opt.cache_bytes != 0) BOOST_TEST(rp.peak_cache_bytes <= c.opt.cache_bytes);
+  }
+  // A second object on the same rank directories finds the finished run.
+  exala::mpi::stripe_lu again(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), c.opt);
+  BOOST_TEST(again.report().resumed);
+  BOOST_TEST(again.report().groups_resumed == (c.n + rp.stripe * rp.meta - 1) / (rp.stripe * rp.meta));
+  std::vector<double> x1 = B;
+  again.solve(1, x1.data(), c.n);
+  BOOST_TEST(same_bits(std::vector<double>(x1.begin(), x1.begin() + c.n),
+                       std::vector<double>(want_ooc.x1.begin(), want_ooc.x1.begin() + c.n)));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process) {
+  {
+    ooc_case c{150, 2, 40, 0, base_options(32, 8), "n = 150, file stripe 40, S = 32, S' = 8"};
+    check_out_of_core(c);
+  }
+  {
+    // Meta-zigzag groups of 3 and a cache of 5 stripes: evictions.
+    auto o = base_options(16, 8);
+    o.order = exala::stripe_order::meta_zigzag;
+    o.meta = 3;
+    o.cache_bytes = 5ull * 16 * 130 * 8;
+    o.checkpoint_interval_s = 0;
+    ooc_case c{130, 1, 25, 0, o, "n = 130, meta 3, small cache"};
+    check_out_of_core(c);
+  }
+  {
+    // Ill-conditioned: refinement takes steps.
+    auto o = base_options(24, 12);
+    o.cache_bytes = 3ull * 24 * 100 * 8;
+    ooc_case c{100, 1, 100, 1e10, o, "cond 1e10, n = 100, minimal cache", 3};
+    check_out_of_core(c);
+  }
+  {
+    // S chosen from the cache as the single process chooses it; fewer
+    // stripes than ranks for P = 4.
+    auto o = base_options(0, 0);
+    o.cache_bytes = 73728;  // S = 73728 / 8 / (8 n) = 28, then a multiple of 20: 20
+    ooc_case c{40, 1, 20, 0, o, "n = 40, S from the cache"};
+    check_out_of_core(c);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(out_of_core_bad_input) {
+  const int P = t::size(), me = t::rank(), last = P - 1;
+  temp_dir tmp("bad");
+  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), 40, 1, 5, 10, 0));
+  const std::vector<std::string> sys{tmp.sub("sys")};
+  // The system's own directory as rank_workdir.
+  BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, sys[0], base_options(8, 4)); }) ==
+             "arg:rank_workdir");
+  // One directory for every rank.
+  if (P > 1)
+    BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.sub("shared"), base_options(8, 4)); }) ==
+               "arg:rank_workdir");
+  // A directory that holds another system (on the last rank).
+  BOOST_TEST_REQUIRE(generate(tmp.sub("other"), 20, 1, 6, 10, 0));
+  {
+    const std::string got = outcome([&] {
+      exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, me == last ? tmp.sub("other") : tmp.rank_dir("w"),
+                               base_options(8, 4));
+    });
+    const std::string want = me == last ? "arg:rank_workdir" : "remote:" + std::to_string(last);
+    BOOST_TEST(got == want, "rank " << me << ": " << got);
+  }
+  // A missing system on the last rank.
+  {
+    const std::string got = outcome([&] {
+      exala::mpi::stripe_lu lu(MPI_COMM_WORLD, {me == last ? tmp.sub("nothing") : sys[0]},
+                               tmp.rank_dir("w2"), base_options(8, 4));
+    });
+    const std::string want = me == last ? "storage" : "remote:" + std::to_string(last);
+    BOOST_TEST(got == want, "rank " << me << ": " << got);
+  }
+  // A cache that cannot hold two working stripes beside the pivots.
+  auto small = base_options(8, 4);
+  small.cache_bytes = 2ull * 8 * 40 * 8;
+  BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w3"), small); }) ==
+             "arg:cache");
+  // Different cache budgets that choose different stripe heights.
+  if (P > 1) {
+    auto o = base_options(0, 0);
+    o.cache_bytes = me == last ? 40ull * 40 * 8 * 8 : 20ull * 40 * 8 * 8;
+    const std::string got =
+        outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w4"), o); });
+    BOOST_TEST((got == "arg:cache_bytes" || got.rfind("remote:", 0) == 0), "rank " << me << ": " << got);
+    BOOST_TEST(t::all_ranks(got != "ok"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(out_of_core_singular_pivot_everywhere) {
+  // A stored system whose stripe 1 has a zero row.
+  temp_dir tmp("sing");
+  const i64 n = 48, S = 8;
+  auto A = test_matrix(n, 31);
+  for (i64 j = 0; j < n; ++j) A[std::size_t(S + 5 + j * n)] = 0.0;
+  bool ok = true;
+  if (t::rank() == 0) {
+    try {
+      exala::stripe_system_writer w({tmp.sub("sys")}, n, 1, 16, true);
+      for (i64 I = 0; I < w.stripes(); ++I) w.write_stripe(I, A.data() + I * 16, n);
+      std::vector<double> b(std::size_t(n), 1.0);
+      w.write_rhs(b.data(), n);
+      w.finish("test: zero row 13");
+    } catch (const std::exception& e) {
+      BOOST_TEST_MESSAGE(e.what());
+      ok = false;
+    }
+  }
+  BOOST_TEST_REQUIRE(t::all_ranks(ok));
+  const auto opt = base_options(S, 4);
+  const std::string want = outcome([&] { exala::stripe_lu ref(n, A.data(), n, opt); });
+  BOOST_TEST(want.rfind("singular:", 0) == 0);
+  const std::string got = outcome(
+      [&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("w"), opt); });
+  BOOST_TEST(got == want, "rank " << t::rank() << ": " << got);
+}
+
+namespace {
+
+// A write fault on one rank in the middle of its factorization: every rank
+// throws (storage_error there, remote_error elsewhere); the rerun resumes and
+// gives the bits of an uninterrupted run.
+void check_interrupted(const exala::stripe_lu_options& opt, i64 n, i64 file_stripe,
+                       const std::string& what) {
+  namespace st = exala::detail::stripe;
+  const int P = t::size(), me = t::rank();
+  const int faulty = P > 1 ? 1 : 0;
+  temp_dir tmp("kill");
+  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), n, 1, 9, file_stripe, 0));
+  const std::vector<std::string> sys{tmp.sub("sys")};
+  const auto B = test_rhs(n, 1, 17);
+  results want;
+  std::int64_t written = 0;
+  {
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("a"), opt);
+    want = solve_all(lu, n, B, 1);
+    written = lu.report().bytes_written;
+  }
+  // The fault: after the copy of the rank's stripes and about half of what
+  // its factorization writes (files: 4096-byte header block + payload).
+  const i64 S = opt.stripe;
+  std::int64_t copy = 4096 + 4096;  // manifest, first progress record
+  for (i64 J = me; J * S < n; J += P) copy += 4096 + std::min(S, n - J * S) * n * 8;
+  if (me == faulty) st::inject_write_fault(copy + written / 2);
+  const std::string got =
+      outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("b"), opt); });
+  st::inject_write_fault(-1);
+  const std::string expect_got = me == faulty ? "storage" : "remote:" + std::to_string(faulty);
+  BOOST_TEST(got == expect_got, what << ", rank " << me << ": " << got);
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("b"), opt);
+  BOOST_TEST_CONTEXT(what << " on rank " << me) {
+    BOOST_TEST_MESSAGE(what << ", rank " << me << " of " << P << ": resumed "
+                            << lu.report().groups_resumed << " groups, wrote "
+                            << lu.report().bytes_written << " of " << written << " bytes");
+    BOOST_TEST(lu.report().resumed);
+    BOOST_TEST(lu.report().groups_resumed > 0);
+    BOOST_TEST(lu.report().bytes_written < written);  // the finished groups were not redone
+    check_same(solve_all(lu, n, B, 1), want, what + ": resumed vs uninterrupted");
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(out_of_core_interrupted_run_resumes) {
+  check_interrupted(base_options(16, 8), 128, 32, "unlimited cache");
+  auto o = base_options(16, 8);
+  o.cache_bytes = 3ull * 16 * 128 * 8;  // evictions: act_ and lseg_ files
+  o.checkpoint_interval_s = 0;
+  check_interrupted(o, 128, 32, "small cache, checkpoint every group");
+  auto z = base_options(16, 8);
+  z.order = exala::stripe_order::meta_zigzag;
+  z.meta = 2;
+  z.cache_bytes = 4ull * 16 * 128 * 8;
+  z.checkpoint_interval_s = 0;
+  check_interrupted(z, 128, 32, "meta 2, small cache");
+}
+
+// ------------------------------------------------------------------ long
+
+BOOST_AUTO_TEST_CASE(long_in_memory_sweep, *boost::unit_test::label("long")) {
+  for (i64 n : {500, 777}) {
+    check_in_memory(n, base_options(64, 16), std::uint64_t(n), false, 2, "n = " + std::to_string(n));
+    check_in_memory(n, base_options(0, 0), std::uint64_t(n) + 1, true, 1,
+                    "graded n = " + std::to_string(n) + ", default S");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(long_out_of_core_sweep, *boost::unit_test::label("long")) {
+  auto o = base_options(48, 16);
+  o.order = exala::stripe_order::meta_zigzag;
+  o.meta = 3;
+  o.cache_bytes = 6ull * 48 * 600 * 8;
+  o.checkpoint_interval_s = 0;
+  check_out_of_core({600, 2, 100, 0, o, "n = 600, meta 3, small cache"});
+  check_out_of_core({400, 1, 64, 1e12, base_options(64, 32), "cond 1e12, n = 400"});
+  auto k = base_options(32, 16);
+  k.cache_bytes = 3ull * 32 * 500 * 8;
+  k.checkpoint_interval_s = 0;
+  check_interrupted(k, 500, 50, "n = 500, small cache");
+}
