@@ -412,9 +412,14 @@ void check_out_of_core(const ooc_case& c) {
     BOOST_TEST(!rp.resumed);
     if (c.opt.cache_bytes != 0) BOOST_TEST(rp.peak_cache_bytes <= c.opt.cache_bytes);
   }
-  // A second object on the same rank directories finds the finished run.
-  exala::mpi::stripe_lu again(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), c.opt);
+  // A second object on the same rank directories finds the finished run
+  // (with S chosen by the library, it keeps the journal's S although a
+  // larger cache would choose another).
+  auto again_opt = c.opt;
+  if (again_opt.stripe == 0 && again_opt.cache_bytes != 0) again_opt.cache_bytes *= 2;
+  exala::mpi::stripe_lu again(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), again_opt);
   BOOST_TEST(again.report().resumed);
+  BOOST_TEST(again.stripe_height() == rp.stripe);
   BOOST_TEST(again.report().groups_resumed == (c.n + rp.stripe * rp.meta - 1) / (rp.stripe * rp.meta));
   std::vector<double> x1 = B;
   again.solve(1, x1.data(), c.n);
@@ -577,6 +582,31 @@ void check_interrupted(const exala::stripe_lu_options& opt, i64 n, i64 file_stri
 
 }  // namespace
 
+BOOST_AUTO_TEST_CASE(out_of_core_fault_during_copy) {
+  // A write fault on the last rank while it copies its stripes: every rank
+  // throws; the rerun makes that rank's copy again, reuses the others', and
+  // gives the bits of the single process.
+  namespace st = exala::detail::stripe;
+  const int P = t::size(), me = t::rank(), last = P - 1;
+  temp_dir tmp("copy");
+  const i64 n = 64;
+  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), n, 1, 12, 16, 0));
+  const std::vector<std::string> sys{tmp.sub("sys")};
+  const auto opt = base_options(16, 8);
+  if (me == last) st::inject_write_fault(5000);  // inside the first orig_ file
+  const std::string got =
+      outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w"), opt); });
+  st::inject_write_fault(-1);
+  BOOST_TEST(got == (me == last ? std::string("storage") : "remote:" + std::to_string(last)),
+             "rank " << me << ": " << got);
+  std::vector<double> A(std::size_t(n * n));
+  exala::stripe_system_reader(sys).read_rows(0, n, A.data(), n);
+  exala::stripe_lu ref(n, A.data(), n, opt);
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w"), opt);
+  const auto B = test_rhs(n, 2, 4);
+  check_same(solve_all(lu, n, B, 2), solve_all(ref, n, B, 2), "after a fault in the copy", true);
+}
+
 BOOST_AUTO_TEST_CASE(out_of_core_interrupted_run_resumes) {
   check_interrupted(base_options(16, 8), 128, 32, "unlimited cache");
   auto o = base_options(16, 8);
@@ -594,7 +624,7 @@ BOOST_AUTO_TEST_CASE(out_of_core_interrupted_run_resumes) {
 // ------------------------------------------------------------------ long
 
 BOOST_AUTO_TEST_CASE(long_in_memory_sweep, *boost::unit_test::label("long")) {
-  for (i64 n : {500, 777}) {
+  for (i64 n : {500, 777, 1500}) {
     check_in_memory(n, base_options(64, 16), std::uint64_t(n), false, 2, "n = " + std::to_string(n));
     check_in_memory(n, base_options(0, 0), std::uint64_t(n) + 1, true, 1,
                     "graded n = " + std::to_string(n) + ", default S");
@@ -608,6 +638,10 @@ BOOST_AUTO_TEST_CASE(long_out_of_core_sweep, *boost::unit_test::label("long")) {
   o.cache_bytes = 6ull * 48 * 600 * 8;
   o.checkpoint_interval_s = 0;
   check_out_of_core({600, 2, 100, 0, o, "n = 600, meta 3, small cache"});
+  auto big = base_options(96, 32);
+  big.cache_bytes = 4ull * 96 * 1400 * 8;
+  big.checkpoint_interval_s = 0;
+  check_out_of_core({1400, 1, 128, 1e8, big, "cond 1e8, n = 1400, small cache"});
   check_out_of_core({400, 1, 64, 1e12, base_options(64, 32), "cond 1e12, n = 400"});
   auto k = base_options(32, 16);
   k.cache_bytes = 3ull * 32 * 500 * 8;
