@@ -301,6 +301,19 @@ BOOST_AUTO_TEST_CASE(singular_and_bad_input) {
   BOOST_CHECK_THROW(exala::stripe_lu(n, good.data(), n, {}), exala::invalid_argument);
 }
 
+// An empty system (n = 0) factors, solves, refines and measures nothing, with
+// no argument error (the residual once called gemv with lda = 0).
+BOOST_AUTO_TEST_CASE(empty_system) {
+  const double none = 0;
+  double b = 1, x = 7;
+  exala::stripe_lu lu(0, &none, 1, {});
+  BOOST_TEST(lu.n() == 0);
+  lu.solve(1, &b, 1);
+  const auto rr = lu.solve_refined(1, &b, 1, &x, 1, 5);
+  BOOST_TEST(rr.steps == 0);
+  BOOST_TEST(lu.backward_error(1, &b, 1, &x, 1) == 0.0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // ----------------------------------------------------------- out of core

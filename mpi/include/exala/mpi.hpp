@@ -22,8 +22,10 @@
 //   moves. The rank whose argument is wrong throws the usual
 //   exala::invalid_argument naming it; the other ranks throw exala::mpi::remote_error
 //   carrying that rank and its message. Errors found during the computation
-//   (a singular pivot on the rank that owns it, an I/O error on a rank's
-//   disk) are shared the same way at the next agreement point.
+//   (an I/O error on a rank's disk) are shared the same way at the next
+//   agreement point; a singular pivot or a singular triangular matrix is
+//   thrown on every rank as the single-process routine throws it
+//   (exala::singular_pivot, exala::singular_matrix, with its column or row).
 // - The communicator must have been created by an initialized MPI (the
 //   caller owns MPI_Init/MPI_Finalize). Only MPI_THREAD_SINGLE-style use is
 //   needed: every MPI call is made from the calling thread.
@@ -150,7 +152,8 @@ using row_source = std::function<void(std::int64_t row0, std::int64_t rows, doub
 // over the ranks of comm: stripe J (rows [J*S, ...)) is owned by rank J % P,
 // which keeps it in its own cache, on its own disk and works on it with its
 // own engine. When pivot stripe J is factored, its owner broadcasts it (the
-// factored rows with their row interchanges); every rank eliminates it from
+// factored rows, columns [J*S, n); local pivoting keeps the row interchanges
+// inside the stripe, so only the owner needs them); every rank eliminates it from
 // the later stripes it owns. Each stripe therefore receives the same
 // sequence of engine calls as in the single-process stripe LU, and the
 // factors, the solution and the refined solution have the same bits as

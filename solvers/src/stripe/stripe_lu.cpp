@@ -724,6 +724,7 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
   const exec ex{is_compiled_in(backend::omp) ? backend::omp : backend::simd, opt.threads};
   for (i64 c = 0; c < nrhs; ++c)
     for (i64 i = 0; i < n; ++i) r[i + c * n] = b[i + c * ldb];
+  if (n == 0) return;  // nothing to compute (and gemv wants lda >= 1)
   if (in_core) {
     for (i64 c = 0; c < nrhs; ++c)
       gemv(layout::col_major, transpose::none, n, n, -1.0, a0.data(), n, x + c * ldx, 1, 1.0,
