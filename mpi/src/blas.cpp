@@ -199,7 +199,7 @@ void check_same_vector(const arg_table& t, int rank, std::size_t has, std::size_
 void add_products(superaccumulator* acc, i64 count, const double* base, i64 ks, i64 ts,
                   const double* v, i64 len, bool kernels, std::vector<double>& buf) {
   if (count <= 0 || len <= 0) return;
-  if (!kernels || len < 48) {
+  if (!kernels || len < 24) {  // ~250 ns a kernel call, ~13 ns a product
     for (i64 k = 0; k < count; ++k) {
       const double* u = base + k * ks;
       for (i64 t = 0; t < len; ++t) acc[k].add_product(u[t * ts], v[t]);
@@ -211,8 +211,12 @@ void add_products(superaccumulator* acc, i64 count, const double* base, i64 ks, 
       exala::detail::dot_contiguous(acc[k], base + k * ks, v, static_cast<std::size_t>(len));
     return;
   }
-  constexpr i64 group = 32, chunk = 1024;
-  buf.resize(static_cast<std::size_t>(group * std::min(chunk, len)));
+  // Packed rows of `c` values, `ld` apart: ld is c plus one cache line, so
+  // that the transposing writes of a group do not all fall into one L1 set
+  // (a power-of-two stride would make them conflict).
+  constexpr i64 group = 16, chunk = 2048;
+  const i64 ld = std::min(chunk, len) + 8;
+  if (buf.size() < std::size_t(group * ld)) buf.resize(std::size_t(group * ld));
   for (i64 k0 = 0; k0 < count; k0 += group) {
     const i64 g = std::min(group, count - k0);
     for (i64 t0 = 0; t0 < len; t0 += chunk) {
@@ -220,16 +224,16 @@ void add_products(superaccumulator* acc, i64 count, const double* base, i64 ks, 
       if (ks == 1) {  // read along k (contiguous), write transposed
         for (i64 t = 0; t < c; ++t) {
           const double* col = base + k0 + (t0 + t) * ts;
-          for (i64 k = 0; k < g; ++k) buf[std::size_t(k * c + t)] = col[k];
+          for (i64 k = 0; k < g; ++k) buf[std::size_t(k * ld + t)] = col[k];
         }
       } else {
         for (i64 k = 0; k < g; ++k) {
           const double* row = base + (k0 + k) * ks + t0 * ts;
-          for (i64 t = 0; t < c; ++t) buf[std::size_t(k * c + t)] = row[t * ts];
+          for (i64 t = 0; t < c; ++t) buf[std::size_t(k * ld + t)] = row[t * ts];
         }
       }
       for (i64 k = 0; k < g; ++k)
-        exala::detail::dot_contiguous(acc[k0 + k], buf.data() + k * c, v + t0, static_cast<std::size_t>(c));
+        exala::detail::dot_contiguous(acc[k0 + k], buf.data() + k * ld, v + t0, static_cast<std::size_t>(c));
     }
   }
 }
@@ -458,20 +462,22 @@ void gemv_col_block(MPI_Comm comm, layout lay, std::int64_t m, std::int64_t n_lo
 // round(N_i)) of the exact numerator N_i = b_i - sum_j op(A)_ij x_j, the
 // same bits as exala::trsv on the whole matrix for any rank count and nb.
 //
-// trans == none: the owner of a block holds its rows whole. Every rank keeps
-// one accumulator per local row (~1.1 kB each) holding b_i and the products
-// with the solutions known so far; as solution blocks arrive (MPI_Bcast from
-// their owners) every rank adds them to its pending rows in batches of
-// max(nb, exec.block or 256) columns (so the O(n^2) products are shared by
-// the ranks), and
-// the owner of the next block brings that block up to date, solves it row by
-// row and broadcasts it.
+// trans == none: the owner of a block holds its rows whole, and the
+// solution of the earlier blocks is replicated. When n exceeds the batch
+// width (max(nb, exec.block), by default 2048 with P > 1 and n with P == 1)
+// every rank keeps one accumulator per local row (~1.1 kB each) holding b_i
+// and the products with the solutions known so far: as solution blocks
+// arrive (MPI_Bcast from their owners) every rank adds them to its pending
+// rows a batch of columns at a time, so the O(n^2) products are shared by
+// the ranks. The owner of the next block brings that block up to date,
+// solves it row by row and broadcasts it. Otherwise only the block being
+// solved has accumulators (nb of them).
 // trans == trans: x_i needs column i of A, spread over every rank. For each
 // block in solve order, every rank adds the products of its already solved
 // rows with that block's columns into one accumulator per row of the block
-// (exec.block or 1024 at a time), the partial accumulators are merged exactly on
-// the owner (MPI_Reduce), which adds b_i and the in-block products, solves
-// and broadcasts.
+// (exec.block or 1024 rows at a time), the partial accumulators are merged
+// exactly on the owner (MPI_Reduce), which adds b_i and the in-block
+// products, solves and broadcasts.
 void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag dg,
                        std::int64_t n, std::int64_t nb, const double* a, std::int64_t lda,
                        double* x, std::int64_t incx, const exec& local) {
@@ -506,10 +512,16 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
   const i64 rs = lay == layout::row_major ? lda : 1, cs = lay == layout::row_major ? 1 : lda;
   const i64 nblocks = n == 0 ? 0 : (n + nb - 1) / nb;
   // exec.block (results never depend on it) or a default: trans == none,
-  // the columns per batched update of the pending rows (at least nb);
+  // the columns per batched update of the pending rows (at least nb; by
+  // default 2048, long enough for the kernels to run near full speed, and
+  // no batches on one rank, where nobody else could share the work);
   // trans, the rows per reduction.
-  const i64 batch = local.block > 0 ? std::max<i64>(i64(local.block), nb) : std::max<i64>(256, nb);
+  const i64 batch = local.block > 0 ? std::max<i64>(i64(local.block), nb)
+                                    : P == 1 ? std::max<i64>(n, 1) : std::max<i64>(2048, nb);
   const i64 reduce_rows = local.block > 0 ? i64(local.block) : 1024;
+  // trans == none with batched updates keeps an accumulator per local row;
+  // without (batch >= n), only the block being solved needs them.
+  const bool eager = none && batch < n;
   std::vector<double> xs, xneg, xneg_local, buf;
   std::vector<superaccumulator> acc;
   detail::agree(comm, [&] {
@@ -525,7 +537,7 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
     xs = gather(x, n, incx);  // b, then the solution as it is found
     xneg.assign(std::size_t(n), 0.0);
     if (none) {
-      acc.resize(std::size_t(L));
+      acc.resize(std::size_t(eager ? L : std::min(nb, L)));
     } else {
       acc.resize(std::size_t(std::min(reduce_rows, nb)));
       xneg_local.assign(std::size_t(L), 0.0);
@@ -566,11 +578,16 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
   };
 
   if (none) {
-    // op(A) row i = local row; element (l, j) at a[l*rs + j*cs].
-    for (i64 l = 0; l < L; ++l) {
-      const i64 g = ((rank + (l / nb) * P) * nb) + l % nb;
-      acc[std::size_t(l)].add_product(1.0, xs[std::size_t(g)]);
-    }
+    // op(A) row i = local row; element (l, j) at a[l*rs + j*cs]. The
+    // accumulators start with b_i (all at once when eager, else per block).
+    auto start = [&](superaccumulator* acc0, i64 l0, i64 count) {
+      for (i64 l = l0; l < l0 + count; ++l) {
+        const i64 g = ((rank + (l / nb) * P) * nb) + l % nb;
+        acc0[l - l0].clear();
+        acc0[l - l0].add_product(1.0, xs[std::size_t(g)]);
+      }
+    };
+    if (eager) start(acc.data(), 0, L);
     // The columns in every pending local row: [0, applied) forward,
     // [applied, n) backward.
     i64 applied = forward ? 0 : n;
@@ -580,13 +597,14 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
       const int owner = int(b % P);
       if (owner == rank) {
         const i64 l0 = local_row(i0);
+        superaccumulator* blk = eager ? acc.data() + l0 : acc.data();
+        if (!eager) start(blk, l0, rows);
         // Bring the block's rows up to the known columns.
         const i64 c0 = forward ? applied : i1, c1 = forward ? i0 : applied;
-        add_products(acc.data() + l0, rows, a + l0 * rs + c0 * cs, rs, cs, xneg.data() + c0, c1 - c0,
-                     kernels, buf);
+        add_products(blk, rows, a + l0 * rs + c0 * cs, rs, cs, xneg.data() + c0, c1 - c0, kernels, buf);
         for (i64 r = 0; r < rows; ++r) {
           const i64 i = forward ? i0 + r : i1 - 1 - r, l = l0 + (i - i0);
-          superaccumulator& ai = acc[std::size_t(l)];
+          superaccumulator& ai = blk[i - i0];
           const i64 j0 = forward ? i0 : i + 1, j1 = forward ? i : i1;  // in-block, known
           add_products(&ai, 1, a + l * rs + j0 * cs, 0, cs, xneg.data() + j0, j1 - j0, kernels, buf);
           const i64 k0 = forward ? 0 : i + 1, k1 = forward ? i : n;  // every known column
@@ -603,7 +621,7 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
       }
       // Batched update of the pending rows (blocks after b in solve order).
       const i64 known = forward ? i1 : i0;
-      if ((forward ? known - applied : applied - known) >= batch) {
+      if (eager && (forward ? known - applied : applied - known) >= batch) {
         const i64 p0 = forward ? mine_upto(b) * nb : 0;
         const i64 p1 = forward ? L : mine_below(b) * nb;
         const i64 c0 = forward ? applied : known, c1 = forward ? known : applied;

@@ -289,6 +289,7 @@ gemv_case vary(i64 m, i64 n, int split_kind, int v, std::uint64_t& counter) {
   static const i64 incys[] = {1, -1, 2, -3};
   c.incx = incxs[g.pick(5)];
   c.incy = incys[g.pick(4)];
+  if (m == 1 && g.pick(2)) c.incy = 0;  // allowed for one written element
   c.alpha = g.pick(3) ? (g.pick(2) ? 1.0 : -0.75) : alphas[g.pick(7)];
   c.beta = g.pick(3) ? (g.pick(2) ? 0.0 : -2.5) : betas[g.pick(6)];
   // exec.block: rows per allreduce in gemv_col_block (0 = its default).
@@ -398,6 +399,7 @@ trsv_case vary_trsv(i64 n, i64 nb, int combo, std::uint64_t& counter) {
   c.pad = g.pick(2) ? 2 : 0;
   static const i64 incs[] = {1, -1, 2, -3};
   c.incx = incs[g.pick(4)];
+  if (n == 1 && g.pick(2)) c.incx = 0;  // allowed for one written element
   // exec.block: the batch width of the pending-row updates (trans none)
   // or the rows per reduction (trans); 0 = the defaults.
   static const long long blocks[] = {0, 1, 3, 16};
