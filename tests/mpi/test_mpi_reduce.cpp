@@ -38,7 +38,7 @@ bool same_on_all_ranks(double v) {
   return lo == hi;
 }
 
-enum class data { mixed, cancel, tiny, huge, nan, infs, inf_pos };
+enum class data { mixed, cancel, tiny, huge, nan, infs, inf_pos, negzero, zeros };
 
 // A global vector of n entries (the same on every rank for the same seed).
 std::vector<double> make(i64 n, data kind, std::uint64_t seed) {
@@ -60,6 +60,11 @@ std::vector<double> make(i64 n, data kind, std::uint64_t seed) {
         v = (i == 0) ? HUGE_VAL : (i == n - 1) ? -HUGE_VAL : u(g);
         break;
       case data::inf_pos: v = (i == n / 3) ? HUGE_VAL : std::ldexp(u(g), 1000); break;
+      // Exact zeros: the sign of the result comes from the signs of the
+      // terms (all -0: -0), which a rank holding only some of them, or
+      // none, must not lose.
+      case data::negzero: v = -0.0; break;
+      case data::zeros: v = (g() % 3 == 0) ? 0.0 : -0.0; break;
     }
     x[std::size_t(i)] = v;
   }
@@ -156,8 +161,10 @@ BOOST_AUTO_TEST_CASE(matches_single_process_reference_bit_for_bit) {
   std::uint64_t seed = 1;
   for (i64 n : {0, 1, 2, 3, 5, 17, 1000, 4099})
     for (data kind : {data::mixed, data::cancel, data::tiny, data::huge, data::nan, data::infs,
-                      data::inf_pos}) {
-      const auto x = make(n, kind, seed++), y = make(n, data::mixed, seed++);
+                      data::inf_pos, data::negzero, data::zeros}) {
+      // Zeros pair with mixed signs in dot (x_i * y_i = -0 for some i only).
+      const auto x = make(n, kind, seed++);
+      const auto y = make(n, kind == data::negzero ? data::zeros : data::mixed, seed++);
       bad += sweep(x, y, n == 1000 || n == 4099);
     }
   BOOST_TEST(all_ranks(bad == 0));
