@@ -92,6 +92,20 @@ double nrm2(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t i
             const exec& local = {});
 
 // ------------------------------------------------------------ gemv, trsv
+//
+// Common to gemv_row_block, gemv_col_block and trsv_block_cyclic:
+// - every rank passes the same global arguments as rank 0 (sizes, layout,
+//   alpha, beta, uplo/trans/diag, nb, rounding), and a replicated vector (x of
+//   the row-block gemv, y of the column-block gemv when beta != 0, b of trsv)
+//   must have the same bits on every rank: it is hashed and compared, and a
+//   rank that differs throws invalid_argument naming it;
+// - exec.block sets the batch / chunk widths (results never depend on it);
+// - the local backend: gemv_row_block hands `local` to exala::gemv; the other
+//   two run the SIMD kernels on the calling thread for every backend but
+//   reference (omp and opencl add no threads or devices there yet).
+// A transposed gemv needs no routine of its own: A^T in row-major is A in
+// column-major, so the row-block and column-block routines with the other
+// layout cover it.
 
 // y = alpha * A x + beta * y with A (m x n) distributed by blocks of rows:
 // this rank holds rows [row_offset, row_offset + m_local) of A (m_local x n in
@@ -107,9 +121,9 @@ void gemv_row_block(MPI_Comm comm, layout lay, std::int64_t m_local, std::int64_
 // this rank holds columns [col_offset, col_offset + n_local) of A (m x n_local
 // in `lay`, lda) and the same entries of x; y (m entries) is replicated on
 // entry and on exit. Each rank accumulates its columns' exact partial sums
-// per row, the m superaccumulators are combined with superaccumulator_op,
-// and each y_i is rounded once: the same bits as exala::gemv on the whole
-// matrix.
+// per row, the superaccumulators (1104 bytes each, up to 1024 rows at a time)
+// are combined with superaccumulator_op, and each y_i is rounded once: the
+// same bits as exala::gemv on the whole matrix.
 void gemv_col_block(MPI_Comm comm, layout lay, std::int64_t m, std::int64_t n_local, double alpha,
                     const double* a, std::int64_t lda, const double* x, std::int64_t incx,
                     double beta, double* y, std::int64_t incy, const exec& local = {});
@@ -121,6 +135,8 @@ struct block_cyclic {
   std::int64_t n = 0;   // global rows
   std::int64_t nb = 0;  // rows per block (> 0)
   int ranks = 1;
+  // owner and blocks assume nb > 0 and ranks > 0 (local_rows and
+  // global_row check them and throw invalid_argument).
   int owner(std::int64_t block) const { return int(block % ranks); }
   std::int64_t blocks() const { return n == 0 ? 0 : (n + nb - 1) / nb; }
   // Rows held by `rank` (the height of its local array).
