@@ -68,10 +68,8 @@ constexpr std::int64_t max_dense_n = 1'000'000'000;  // n^2 doubles still count 
 constexpr std::int64_t max_nrhs = 1'000'000;
 constexpr std::int64_t default_stripe_bytes = 32LL << 20;  // original stripes of ~32 MiB
 constexpr std::uint64_t default_buffer = 1ULL << 30;       // import: 1 GiB of A
-constexpr int default_refine_steps = 10;
 constexpr int max_refine_steps = 100;
 constexpr int max_io_threads = 64;
-constexpr double default_progress_interval = 10.0;
 
 std::string quote(std::string_view v) {
   std::string q = "'";
@@ -109,27 +107,6 @@ double real_option(std::string_view name, std::string_view value) {
   return *v;
 }
 
-// The --workdir set: every value given, each one a comma list; no empty or
-// repeated names. Empty when none was given.
-std::vector<std::string> workdirs_of(const stripe_request& r) {
-  std::vector<std::string> dirs;
-  for (const std::string& value : r.options.all("--workdir")) {
-    std::string_view rest = value;
-    while (true) {
-      const std::size_t comma = std::min(rest.find(','), rest.size());
-      const std::string_view dir = rest.substr(0, comma);
-      if (dir.empty())
-        throw usage_error("option '--workdir' needs directory names, got " + quote(value));
-      if (std::find(dirs.begin(), dirs.end(), dir) != dirs.end())
-        throw usage_error("option '--workdir' names " + quote(dir) + " twice");
-      dirs.emplace_back(dir);
-      if (comma == rest.size()) break;
-      rest.remove_prefix(comma + 1);
-    }
-  }
-  return dirs;
-}
-
 std::vector<std::string> required_workdirs(const stripe_request& r, std::string_view what) {
   std::vector<std::string> dirs = workdirs_of(r);
   if (dirs.empty()) throw usage_error(std::string(what) + " needs '--workdir DIR'");
@@ -145,15 +122,6 @@ void reject_output_and_threads(const stripe_request& r, std::string_view what) {
     throw usage_error("option '--threads' does not apply to '" + std::string(what) + "'");
 }
 
-std::string dirs_text(const std::vector<std::string>& dirs) {
-  std::string s;
-  for (const std::string& d : dirs) {
-    if (!s.empty()) s += ',';
-    s += exala::io::printable(d, 4096);
-  }
-  return s;
-}
-
 std::string plural(std::int64_t k, std::string_view one, std::string_view many) {
   return std::to_string(k) + " " + std::string(k == 1 ? one : many);
 }
@@ -163,49 +131,7 @@ std::int64_t default_stripe(std::int64_t n) {
   return std::clamp<std::int64_t>(default_stripe_bytes / (8 * n), 1, n);
 }
 
-std::uint64_t physical_memory() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return 0;
-  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
-}
-
 bool quiet(const stripe_request& r) { return r.options.has("--quiet"); }
-
-// An advisory lock (flock) on the first work directory itself, held while
-// the command runs, so that two exala commands never write one set at once
-// (the second one stops before touching anything). The kernel releases it
-// when the process ends, killed or not; no file is created. `create` makes
-// the directory first (generate, import); otherwise a missing directory is
-// left for the caller to report.
-class workdir_lock {
- public:
-  workdir_lock(const std::string& dir, bool create) {
-    if (create) {
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);  // errors: the library names them
-    }
-    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd_ < 0) return;
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      const int e = errno;
-      ::close(fd_);
-      fd_ = -1;
-      if (e == EWOULDBLOCK)
-        throw exala::error("work directory " + quote(dir) +
-                           " is in use by another exala command (let it finish, or stop it)");
-      throw exala::error("work directory " + quote(dir) + ": cannot lock: " + std::strerror(e));
-    }
-  }
-  ~workdir_lock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  workdir_lock(const workdir_lock&) = delete;
-  workdir_lock& operator=(const workdir_lock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 // --progress-interval SEC: seconds between plain progress lines.
 double progress_interval(const stripe_request& r) {
@@ -217,14 +143,6 @@ double progress_interval(const stripe_request& r) {
                       quote(*v));
   return t;
 }
-
-// The option values of `exala solve`, all checked before any file is read.
-struct solve_settings {
-  exala::stripe_lu_options opt;
-  int refine_steps = default_refine_steps;
-  double progress_interval = default_progress_interval;
-  bool quiet = false;
-};
 
 exala::stripe_order parse_order(std::string_view v) {
   if (v == "basic") return exala::stripe_order::basic;
@@ -241,72 +159,6 @@ exala::pivoting parse_pivot(std::string_view v) {
 }
 
 
-solve_settings solve_options(const stripe_request& r, bool out_of_core) {
-  solve_settings s;
-  exala::stripe_lu_options& o = s.opt;
-  if (!out_of_core)
-    for (std::string_view name : {"--cache", "--io-threads", "--restart", "--resume", "--sync",
-                                  "--drop-page-cache", "--order", "--meta"})
-      if (r.options.has(name))
-        throw usage_error("option '" + std::string(name) +
-                          "' applies to an out-of-core solve (--workdir) only");
-  constexpr std::int64_t max_rows = std::numeric_limits<std::int64_t>::max() / 8;
-  if (const auto v = int_option(r, "--stripe", 1, max_rows)) o.stripe = *v;
-  if (const auto v = int_option(r, "--substripe", 1, max_rows)) o.substripe = *v;
-  if (o.stripe > 0 && o.substripe > o.stripe)
-    throw usage_error("option '--substripe' (" + std::to_string(o.substripe) +
-                      ") exceeds '--stripe' (" + std::to_string(o.stripe) + ")");
-  if (const auto v = r.options.get("--order")) o.order = parse_order(*v);
-  if (const auto v = int_option(r, "--meta", 1, 1'000'000)) {
-    if (o.order != exala::stripe_order::meta_zigzag)
-      throw usage_error("option '--meta' needs '--order meta-zigzag'");
-    o.meta = *v;
-  }
-  if (const auto v = r.options.get("--pivot")) o.pivot = parse_pivot(*v);
-  if (const auto v = r.options.get("--engine")) {
-    if (*v != "cpu" && *v != "cuda")
-      throw usage_error("option '--engine' has unknown value " + quote(*v) + " (expected cpu|cuda)");
-    o.engine = std::string(*v);
-  }
-  if (const auto v = r.options.get("--cache")) {
-    o.cache_bytes = parse_size("--cache", *v);
-  } else if (out_of_core) {
-    o.cache_bytes = std::max<std::uint64_t>(physical_memory() / 2, 1);  // 0 would be unlimited
-  }
-  o.threads = r.threads;
-  if (const auto v = int_option(r, "--io-threads", 1, max_io_threads))
-    o.io_threads = static_cast<int>(*v);
-  o.sync = r.options.has("--sync");
-  o.drop_page_cache = r.options.has("--drop-page-cache");
-  if (r.options.has("--restart") && r.options.has("--resume"))
-    throw usage_error("options '--restart' and '--resume' exclude each other");
-  o.resume = !r.options.has("--restart");
-  if (r.options.has("--refine") && r.options.has("--no-refine"))
-    throw usage_error("options '--refine' and '--no-refine' exclude each other");
-  if (const auto v = r.options.get("--refine"); v && !v->empty())
-    s.refine_steps = static_cast<int>(parse_int("--refine", *v, 0, max_refine_steps));
-  if (r.options.has("--no-refine")) s.refine_steps = 0;
-  s.progress_interval = progress_interval(r);
-  s.quiet = quiet(r);
-  return s;
-}
-
-// Checks before a long run that -o FILE will be writable (its directory
-// exists and may be written), so that no result is lost at the end.
-void check_output(const std::string& output) {
-  if (output.empty()) return;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(output, ec)) throw exala::io::file_error(output, 0, "is a directory");
-  fs::path dir = fs::path(output).parent_path();
-  if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec))
-    throw exala::io::file_error(output, 0, "cannot create file: No such file or directory");
-  if (fs::exists(output, ec) ? ::access(output.c_str(), W_OK) != 0
-                             : ::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw exala::io::file_error(output, 0, "cannot create file: Permission denied");
-}
-
 // Runs `write` (which creates a stripe system); the library's advice for a
 // work directory that already holds one is worded for the C++ API.
 template <class F>
@@ -322,59 +174,6 @@ void creating_system(bool force, F write) {
     if (what.starts_with("exala: ")) what.erase(0, 7);
     throw exala::error(what);
   }
-}
-
-// The summary of a solve on stderr.
-void print_summary(const exala::stripe_lu_report& rep, const exala::refine_report& ref,
-                   std::int64_t nrhs, int max_refine, const std::string& where, double total_s) {
-  std::ostream& e = std::cerr;
-  e << "exala: solved n = " << rep.n << ", "
-    << plural(nrhs, "right-hand side", "right-hand sides") << ", " << where << ", in "
-    << format_duration(total_s) << '\n';
-  e << "  stripes: S = " << rep.stripe << ", S' = " << rep.substripe;
-  if (!rep.in_core) e << ", order " << rep.order << ", meta " << rep.meta;
-  e << ", pivoting " << rep.pivot << ", engine " << rep.engine << '\n';
-  e << "  factor: " << format_duration(rep.factor_seconds) << ", "
-    << format_fixed(rep.factor_gflops, 2) << " GFLOP/s, ";
-  if (rep.resumed)
-    e << "resumed (" << plural(rep.groups_resumed, "pivot group was", "pivot groups were")
-      << " already done)";
-  else
-    e << "not resumed";
-  // (0: not known, as after resuming a finished factorization.)
-  if (rep.min_pivot_ratio > 0) e << ", smallest pivot ratio " << format_sci(rep.min_pivot_ratio);
-  e << '\n';
-  if (!rep.in_core) {
-    const std::int64_t acq = rep.cache_hits + rep.cache_misses;
-    e << "  I/O: read " << format_bytes(static_cast<double>(rep.bytes_read)) << ", written "
-      << format_bytes(static_cast<double>(rep.bytes_written)) << "; cache: " << rep.cache_hits
-      << " hits, " << rep.cache_misses << " misses";
-    if (acq > 0)
-      e << " (" << format_fixed(100.0 * static_cast<double>(rep.cache_hits) /
-                                    static_cast<double>(acq), 1)
-        << "% hits)";
-    e << ", peak " << format_bytes(static_cast<double>(rep.peak_cache_bytes)) << '\n';
-  }
-  e << "  refinement: ";
-  if (max_refine == 0)
-    e << "off, backward error " << format_sci(ref.backward_error_after);
-  else
-    e << plural(ref.steps, "step", "steps") << (ref.converged ? " (converged)" : "")
-      << ", backward error " << format_sci(ref.backward_error_before) << " -> "
-      << format_sci(ref.backward_error_after) << ", " << format_duration(ref.seconds);
-  e << '\n' << std::flush;
-}
-
-// A progress display on stderr, or none (--quiet).
-std::unique_ptr<progress_display> make_display(const solve_settings& s) {
-  if (s.quiet) return nullptr;
-  return std::make_unique<progress_display>(std::cerr, stderr_is_terminal(), s.progress_interval);
-}
-
-void attach(progress_display* d, exala::stripe_lu_options& o) {
-  if (d == nullptr) return;
-  o.on_progress = d->callback();
-  o.progress_interval_s = d->library_interval();
 }
 
 solution solve_in_core(const stripe_request& r) {
@@ -442,6 +241,186 @@ solution solve_out_of_core(const stripe_request& r) {
 }
 
 }  // namespace
+
+// ---- shared with mpi_commands.cpp (declared in stripe_commands.hpp) ----
+
+// The --workdir set: every value given, each one a comma list; no empty or
+// repeated names. Empty when none was given.
+std::vector<std::string> workdirs_of(const stripe_request& r) {
+  std::vector<std::string> dirs;
+  for (const std::string& value : r.options.all("--workdir")) {
+    std::string_view rest = value;
+    while (true) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      const std::string_view dir = rest.substr(0, comma);
+      if (dir.empty())
+        throw usage_error("option '--workdir' needs directory names, got " + quote(value));
+      if (std::find(dirs.begin(), dirs.end(), dir) != dirs.end())
+        throw usage_error("option '--workdir' names " + quote(dir) + " twice");
+      dirs.emplace_back(dir);
+      if (comma == rest.size()) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return dirs;
+}
+
+std::string dirs_text(const std::vector<std::string>& dirs) {
+  std::string s;
+  for (const std::string& d : dirs) {
+    if (!s.empty()) s += ',';
+    s += exala::io::printable(d, 4096);
+  }
+  return s;
+}
+
+std::uint64_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+}
+
+workdir_lock::workdir_lock(const std::string& dir, bool create) {
+  if (create) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);  // errors: the library names them
+  }
+  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) return;
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (e == EWOULDBLOCK)
+      throw exala::error("work directory " + quote(dir) +
+                         " is in use by another exala command (let it finish, or stop it)");
+    throw exala::error("work directory " + quote(dir) + ": cannot lock: " + std::strerror(e));
+  }
+}
+
+workdir_lock::~workdir_lock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+solve_settings solve_options(const stripe_request& r, bool out_of_core) {
+  solve_settings s;
+  exala::stripe_lu_options& o = s.opt;
+  if (!out_of_core)
+    for (std::string_view name : {"--cache", "--io-threads", "--restart", "--resume", "--sync",
+                                  "--drop-page-cache", "--order", "--meta"})
+      if (r.options.has(name))
+        throw usage_error("option '" + std::string(name) +
+                          "' applies to an out-of-core solve (--workdir) only");
+  constexpr std::int64_t max_rows = std::numeric_limits<std::int64_t>::max() / 8;
+  if (const auto v = int_option(r, "--stripe", 1, max_rows)) o.stripe = *v;
+  if (const auto v = int_option(r, "--substripe", 1, max_rows)) o.substripe = *v;
+  if (o.stripe > 0 && o.substripe > o.stripe)
+    throw usage_error("option '--substripe' (" + std::to_string(o.substripe) +
+                      ") exceeds '--stripe' (" + std::to_string(o.stripe) + ")");
+  if (const auto v = r.options.get("--order")) o.order = parse_order(*v);
+  if (const auto v = int_option(r, "--meta", 1, 1'000'000)) {
+    if (o.order != exala::stripe_order::meta_zigzag)
+      throw usage_error("option '--meta' needs '--order meta-zigzag'");
+    o.meta = *v;
+  }
+  if (const auto v = r.options.get("--pivot")) o.pivot = parse_pivot(*v);
+  if (const auto v = r.options.get("--engine")) {
+    if (*v != "cpu" && *v != "cuda")
+      throw usage_error("option '--engine' has unknown value " + quote(*v) + " (expected cpu|cuda)");
+    o.engine = std::string(*v);
+  }
+  if (const auto v = r.options.get("--cache")) {
+    o.cache_bytes = parse_size("--cache", *v);
+  } else if (out_of_core) {
+    o.cache_bytes = std::max<std::uint64_t>(physical_memory() / 2, 1);  // 0 would be unlimited
+  }
+  o.threads = r.threads;
+  if (const auto v = int_option(r, "--io-threads", 1, max_io_threads))
+    o.io_threads = static_cast<int>(*v);
+  o.sync = r.options.has("--sync");
+  o.drop_page_cache = r.options.has("--drop-page-cache");
+  if (r.options.has("--restart") && r.options.has("--resume"))
+    throw usage_error("options '--restart' and '--resume' exclude each other");
+  o.resume = !r.options.has("--restart");
+  if (r.options.has("--refine") && r.options.has("--no-refine"))
+    throw usage_error("options '--refine' and '--no-refine' exclude each other");
+  if (const auto v = r.options.get("--refine"); v && !v->empty())
+    s.refine_steps = static_cast<int>(parse_int("--refine", *v, 0, max_refine_steps));
+  if (r.options.has("--no-refine")) s.refine_steps = 0;
+  s.progress_interval = progress_interval(r);
+  s.quiet = quiet(r);
+  return s;
+}
+
+// Checks before a long run that -o FILE will be writable (its directory
+// exists and may be written), so that no result is lost at the end.
+void check_output(const std::string& output) {
+  if (output.empty()) return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(output, ec)) throw exala::io::file_error(output, 0, "is a directory");
+  fs::path dir = fs::path(output).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec))
+    throw exala::io::file_error(output, 0, "cannot create file: No such file or directory");
+  if (fs::exists(output, ec) ? ::access(output.c_str(), W_OK) != 0
+                             : ::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw exala::io::file_error(output, 0, "cannot create file: Permission denied");
+}
+
+// The summary of a solve on stderr.
+void print_summary(const exala::stripe_lu_report& rep, const exala::refine_report& ref,
+                   std::int64_t nrhs, int max_refine, const std::string& where, double total_s) {
+  std::ostream& e = std::cerr;
+  e << "exala: solved n = " << rep.n << ", "
+    << plural(nrhs, "right-hand side", "right-hand sides") << ", " << where << ", in "
+    << format_duration(total_s) << '\n';
+  e << "  stripes: S = " << rep.stripe << ", S' = " << rep.substripe;
+  if (!rep.in_core) e << ", order " << rep.order << ", meta " << rep.meta;
+  e << ", pivoting " << rep.pivot << ", engine " << rep.engine << '\n';
+  e << "  factor: " << format_duration(rep.factor_seconds) << ", "
+    << format_fixed(rep.factor_gflops, 2) << " GFLOP/s, ";
+  if (rep.resumed)
+    e << "resumed (" << plural(rep.groups_resumed, "pivot group was", "pivot groups were")
+      << " already done)";
+  else
+    e << "not resumed";
+  // (0: not known, as after resuming a finished factorization.)
+  if (rep.min_pivot_ratio > 0) e << ", smallest pivot ratio " << format_sci(rep.min_pivot_ratio);
+  e << '\n';
+  if (!rep.in_core) {
+    const std::int64_t acq = rep.cache_hits + rep.cache_misses;
+    e << "  I/O: read " << format_bytes(static_cast<double>(rep.bytes_read)) << ", written "
+      << format_bytes(static_cast<double>(rep.bytes_written)) << "; cache: " << rep.cache_hits
+      << " hits, " << rep.cache_misses << " misses";
+    if (acq > 0)
+      e << " (" << format_fixed(100.0 * static_cast<double>(rep.cache_hits) /
+                                    static_cast<double>(acq), 1)
+        << "% hits)";
+    e << ", peak " << format_bytes(static_cast<double>(rep.peak_cache_bytes)) << '\n';
+  }
+  e << "  refinement: ";
+  if (max_refine == 0)
+    e << "off, backward error " << format_sci(ref.backward_error_after);
+  else
+    e << plural(ref.steps, "step", "steps") << (ref.converged ? " (converged)" : "")
+      << ", backward error " << format_sci(ref.backward_error_before) << " -> "
+      << format_sci(ref.backward_error_after) << ", " << format_duration(ref.seconds);
+  e << '\n' << std::flush;
+}
+
+// A progress display on stderr, or none (--quiet).
+std::unique_ptr<progress_display> make_display(const solve_settings& s) {
+  if (s.quiet) return nullptr;
+  return std::make_unique<progress_display>(std::cerr, stderr_is_terminal(), s.progress_interval);
+}
+
+void attach(progress_display* d, exala::stripe_lu_options& o) {
+  if (d == nullptr) return;
+  o.on_progress = d->callback();
+  o.progress_interval_s = d->library_interval();
+}
 
 void generate_dense(const stripe_request& r) {
   reject_output_and_threads(r, "generate dense");

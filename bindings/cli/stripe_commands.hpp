@@ -17,12 +17,15 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "exala/error.hpp"
+#include "exala/stripe_lu.hpp"
+#include "progress.hpp"
 
 namespace exala::cli {
 
@@ -79,5 +82,57 @@ solution solve(const stripe_request& r);
 // B, K, M, G, T (powers of 1024) or KiB, MiB, GiB, TiB; at least 1 byte.
 // Throws usage_error naming `option` otherwise.
 std::uint64_t parse_size(std::string_view option, std::string_view value);
+
+// ---- the parts of `exala solve` that its MPI form (mpi_commands.cpp) shares ----
+
+inline constexpr int default_refine_steps = 10;
+inline constexpr double default_progress_interval = 10.0;
+
+// The option values of `exala solve`, all checked before any file is read.
+struct solve_settings {
+  exala::stripe_lu_options opt;
+  int refine_steps = default_refine_steps;
+  double progress_interval = default_progress_interval;
+  bool quiet = false;
+};
+// Checks every solve option (out_of_core: --workdir was given; its default
+// cache is half the physical memory).
+solve_settings solve_options(const stripe_request& r, bool out_of_core);
+
+// The --workdir set: every value given, each one a comma list; no empty or
+// repeated names. Empty when none was given.
+std::vector<std::string> workdirs_of(const stripe_request& r);
+// "DIR1,DIR2" for messages.
+std::string dirs_text(const std::vector<std::string>& dirs);
+// Bytes of physical memory (0 if unknown).
+std::uint64_t physical_memory();
+// Checks before a long run that -o FILE will be writable (its directory
+// exists and may be written), so that no result is lost at the end.
+void check_output(const std::string& output);
+
+// An advisory lock (flock) on a work directory itself, held while the
+// command runs, so that two exala commands never write one set at once (the
+// second one stops before touching anything). The kernel releases it when
+// the process ends, killed or not; no file is created. `create` makes the
+// directory first (generate, import); otherwise a missing directory is left
+// for the caller to report.
+class workdir_lock {
+ public:
+  workdir_lock(const std::string& dir, bool create);
+  ~workdir_lock();
+  workdir_lock(const workdir_lock&) = delete;
+  workdir_lock& operator=(const workdir_lock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// The progress display of a solve on stderr, or none (--quiet), and its
+// hook into the options.
+std::unique_ptr<progress_display> make_display(const solve_settings& s);
+void attach(progress_display* d, exala::stripe_lu_options& o);
+// The summary of a solve on stderr; `where` says how it ran.
+void print_summary(const exala::stripe_lu_report& rep, const exala::refine_report& ref,
+                   std::int64_t nrhs, int max_refine, const std::string& where, double total_s);
 
 }  // namespace exala::cli
