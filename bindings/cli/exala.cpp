@@ -13,6 +13,7 @@
 //   exala solve A B | --workdir DIR [--cache SIZE] [stripe LU options]
 //   exala devices                     (the OpenCL devices, for --device)
 //   common options: [--backend B] [--device SPEC] [--threads N] [--rounding R] [-o FILE]
+//   mpirun -np P exala sum|asum|dot|gemv|trsv|solve ... --backend mpi [--local-backend B]
 //
 // Commands live in one table (name, operands, summary, function), and the
 // options that belong to some commands only in a second table (name, value,
@@ -25,6 +26,11 @@
 // so it reads back bit for bit). Every error, from the command line, a file
 // or the library, is reported as one line 'exala: error: ...' on stderr with
 // exit status 2; every option value is checked before any file is read.
+//
+// --backend mpi (mpi_commands.cpp): the program initializes MPI only then,
+// every rank reads its part of the files and works on it with the local
+// backend (--local-backend), and rank 0 alone writes the result (and the
+// one error line); the bits are the single-process command's.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -34,6 +40,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <new>
 #include <optional>
 #include <span>
@@ -53,6 +60,13 @@
 #include "exala/solvers.hpp"
 #include "matrix_market.hpp"
 #include "stripe_commands.hpp"
+#ifdef EXALA_CLI_HAVE_MPI
+#include "mpi_commands.hpp"
+#endif
+
+namespace exala::cli {
+class mpi_session;
+}
 
 #ifndef EXALA_VERSION
 #error "EXALA_VERSION must be defined by the build (PROJECT_VERSION)"
@@ -66,6 +80,13 @@ constexpr int max_threads = 1024;
 constexpr std::int64_t max_generate_n = 20000;  // 3.2 GB for T: beyond, ask the library directly
 
 using exala::cli::usage_error;
+
+// The commands that run with --backend mpi, and the options that belong to
+// that mode.
+constexpr std::array<std::string_view, 6> mpi_command_names{"sum",  "asum", "dot",
+                                                            "gemv", "trsv", "solve"};
+constexpr std::array<std::string_view, 2> mpi_only_options{"--block", "--rank-workdir"};
+constexpr std::int64_t default_mpi_block = 256;
 
 // What a command computed: nothing (it wrote its own files), a scalar, or a
 // rows x cols matrix (column-major).
@@ -97,6 +118,11 @@ struct invocation {
   std::string output;  // -o FILE (DIR for generate trsv); empty: stdout
   bool help = false;
   bool version = false;
+  // --backend mpi: ex.backend is then the local backend (--local-backend).
+  bool mpi = false;
+  exala::backend local_backend = exala::backend::simd;
+  bool local_backend_given = false;
+  exala::cli::mpi_session* session = nullptr;  // set when mpi
   // Command options (second table below), by name: every value given.
   exala::cli::option_values named;
 
@@ -200,17 +226,30 @@ std::int64_t ld(std::int64_t rows) { return std::max<std::int64_t>(1, rows); }
 
 // ---- commands ----
 
+// The scalar of sum, asum or dot over the ranks (--backend mpi).
+std::optional<result> mpi_scalar([[maybe_unused]] const invocation& inv) {
+#ifdef EXALA_CLI_HAVE_MPI
+  if (inv.mpi)
+    return result::of_scalar(
+        exala::cli::mpi_reduce(*inv.session, inv.command_name, inv.args, inv.ex));
+#endif
+  return std::nullopt;
+}
+
 result run_sum(const invocation& inv) {
+  if (auto r = mpi_scalar(inv)) return *r;
   const exala::io::array x = exala::io::read_array_file(inv.args[0]);
   return result::of_scalar(exala::sum(x.values, inv.ex));
 }
 
 result run_asum(const invocation& inv) {
+  if (auto r = mpi_scalar(inv)) return *r;
   const exala::io::array x = exala::io::read_array_file(inv.args[0]);
   return result::of_scalar(exala::asum(x.values, inv.ex));
 }
 
 result run_dot(const invocation& inv) {
+  if (auto r = mpi_scalar(inv)) return *r;
   const operand_list& files = inv.args;
   const exala::io::array x = exala::io::read_array_file(files[0]);
   const exala::io::array y = exala::io::read_array_file(files[1]);
@@ -247,6 +286,19 @@ std::string op_name(exala::transpose t, std::string_view m) {
 result run_gemv(const invocation& inv) {
   const exala::transpose t = parse_transpose("--trans", inv.get("--trans").value_or("N"));
   const scalars s = parse_scalars(inv, "--y");
+#ifdef EXALA_CLI_HAVE_MPI
+  if (inv.mpi) {
+    exala::cli::mpi_gemv_args g;
+    g.trans = t;
+    g.alpha = s.alpha;
+    g.beta = s.beta;
+    g.a = inv.args[0];
+    g.x = inv.args[1];
+    if (const auto yfile = inv.get("--y")) g.y = std::string(*yfile);
+    exala::cli::solution y = exala::cli::mpi_gemv(*inv.session, g, inv.ex);
+    return result::of_matrix(y.rows, 1, std::move(y.values));
+  }
+#endif
   const exala::io::array a = exala::io::read_array_file(inv.args[0]);
   const exala::io::array x = exala::io::read_array_file(inv.args[1]);
   const bool none = t == exala::transpose::none;
@@ -340,6 +392,26 @@ result run_trsv(const invocation& inv) {
   if (!exact && inv.rounding_given && inv.ex.mode != exala::rounding::to_nearest_even)
     throw usage_error("option '--rounding' applies to --method exact and refined only (" +
                       std::string(method_text) + " rounds every operation to nearest)");
+#ifdef EXALA_CLI_HAVE_MPI
+  if (inv.mpi) {
+    if (method != trsv_method::exact)
+      throw usage_error("option '--method " + std::string(method_text) +
+                        "' does not apply to '--backend mpi' (it solves by the exact method)");
+    std::int64_t nb = default_mpi_block;
+    if (const auto v = inv.get("--block"))
+      nb = static_cast<std::int64_t>(
+          parse_count_option("--block", *v, 1, INT64_MAX / 2, "a positive integer"));
+    exala::cli::mpi_trsv_args g;
+    g.ul = ul;
+    g.trans = t;
+    g.dg = dg;
+    g.nb = nb;
+    g.t = inv.args[0];
+    g.b = inv.args[1];
+    exala::cli::solution x = exala::cli::mpi_trsv(*inv.session, g, inv.ex);
+    return result::of_matrix(x.rows, 1, std::move(x.values));
+  }
+#endif
   const exala::io::array a = exala::io::read_array_file(inv.args[0]);
   exala::io::array b = exala::io::read_array_file(inv.args[1]);
   if (a.rows != a.cols)
@@ -377,7 +449,7 @@ result run_trsv(const invocation& inv) {
 // --backend nor --rounding (the stripe LU has its own engine, and rounds to
 // nearest).
 exala::cli::stripe_request stripe_request_of(const invocation& inv, const std::string& what) {
-  if (inv.backend_given)
+  if (inv.backend_given && !(inv.mpi && what == "solve"))
     throw usage_error("option '--backend' does not apply to '" + what + "'");
   if (inv.rounding_given)
     throw usage_error("option '--rounding' does not apply to '" + what + "'");
@@ -390,7 +462,17 @@ result run_import(const invocation& inv) {
 }
 
 result run_solve(const invocation& inv) {
-  exala::cli::solution x = exala::cli::solve(stripe_request_of(inv, "solve"));
+  const exala::cli::stripe_request request = stripe_request_of(inv, "solve");
+#ifdef EXALA_CLI_HAVE_MPI
+  if (inv.mpi) {
+    if (inv.local_backend_given)
+      throw usage_error("option '--local-backend' does not apply to 'solve' (the stripe LU has "
+                        "its own engine, --engine)");
+    exala::cli::solution x = exala::cli::mpi_solve(*inv.session, request);
+    return result::of_matrix(x.rows, x.cols, std::move(x.values));
+  }
+#endif
+  exala::cli::solution x = exala::cli::solve(request);
   return result::of_matrix(x.rows, x.cols, std::move(x.values));
 }
 
@@ -542,6 +624,9 @@ constexpr std::array command_options{
     command_option{"--diag", "N|U", "trsv", "non-unit (default) or unit diagonal (not read)"},
     command_option{"--method", "M", "trsv",
                    "exact (default), refined, compensated, double-double, naive"},
+    command_option{"--block", "NB", "trsv",
+                   "--backend mpi: rows per block of the block-row cyclic distribution of T "
+                   "(default 256; the bits do not depend on it)"},
     command_option{"--n", "N", "generate", "the order: trsv 1 to 20000, dense 1 to 1000000000"},
     command_option{"--cond", "C", "generate",
                    "the condition number to reach: trsv >= 1; dense 0 (default: entries "
@@ -593,6 +678,9 @@ constexpr std::array command_options{
                    "seconds between progress lines when stderr is not a terminal (default 10)"},
     command_option{"--quiet", "", "generate import solve", "no progress display and no summary",
                    arg_kind::flag},
+    command_option{"--rank-workdir", "PATTERN", "solve",
+                   "--backend mpi, --workdir: each rank's own work directory, %r replaced by "
+                   "the rank (default DIR/mpi/rank-%r, DIR the first --workdir)"},
 };
 
 const command_option* find_command_option(std::string_view name) {
@@ -621,7 +709,11 @@ std::string backend_help() {
   if (!exala::is_compiled_in(exala::backend::name)) missing += ", " #name " is not compiled in";
   EXALA_BACKENDS(EXALA_CLI_NAME_)
 #undef EXALA_CLI_NAME_
-  return names + " (default simd" + missing + ")";
+  names += "|mpi";
+#ifndef EXALA_CLI_HAVE_MPI
+  missing += ", mpi is not compiled in";
+#endif
+  return names + " (default simd" + missing + "; mpi: under mpirun, see MPI below)";
 }
 
 struct rounding_name {
@@ -658,8 +750,8 @@ std::pair<std::string_view, std::optional<std::string_view>> split_option(std::s
   return {arg.substr(0, eq), arg.substr(eq + 1)};
 }
 
-constexpr std::array<std::string_view, 6> valued_options{"--backend", "--device", "--threads",
-                                                         "--rounding", "-o", "--output"};
+constexpr std::array<std::string_view, 7> valued_options{
+    "--backend", "--local-backend", "--device", "--threads", "--rounding", "-o", "--output"};
 
 bool takes_value(std::string_view name) {
   if (std::find(valued_options.begin(), valued_options.end(), name) != valued_options.end())
@@ -673,8 +765,18 @@ void apply_valued_option(invocation& inv, std::string_view name, std::string_vie
   if (find_command_option(name) != nullptr) {
     inv.named.add(name, value);
   } else if (name == "--backend") {
-    inv.ex.backend = exala::parse_backend(value, "--backend");
     inv.backend_given = true;
+    inv.mpi = value == "mpi";
+    if (inv.mpi) {
+#ifndef EXALA_CLI_HAVE_MPI
+      throw exala::not_compiled_in("backend 'mpi'");
+#endif
+    } else {
+      inv.ex.backend = exala::parse_backend(value, "--backend");
+    }
+  } else if (name == "--local-backend") {
+    inv.local_backend = exala::parse_backend(value, "--local-backend");
+    inv.local_backend_given = true;
   } else if (name == "--device") {
     if (value.empty()) throw usage_error("option '--device' needs a device (see 'exala devices')");
     inv.device = value;
@@ -728,8 +830,38 @@ invocation parse_command_line(std::span<char* const> argv) {
       throw usage_error("unknown option '" + exala::io::printable(arg) + "' (see 'exala --help')");
     }
   }
+  if (inv.local_backend_given && !inv.mpi)
+    throw usage_error("option '--local-backend' applies to '--backend mpi' only");
+  if (inv.mpi) inv.ex.backend = inv.local_backend;
   return inv;
 }
+
+#ifdef EXALA_CLI_HAVE_MPI
+// Whether the command line asks for --backend mpi (so that main initializes
+// MPI first): the parser's answer, or for a command line it rejects, the
+// last '--backend' value (so that rank 0 alone reports the mistake).
+bool mpi_requested(std::span<char* const> argv) {
+  try {
+    return parse_command_line(argv).mpi;
+  } catch (const std::exception&) {
+  }
+  bool mpi = false;
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    const auto [name, inline_value] = split_option(arg);
+    if (name == "--backend") {
+      if (inline_value)
+        mpi = *inline_value == "mpi";
+      else if (i + 1 < argv.size())
+        mpi = std::string_view(argv[++i]) == "mpi";
+    } else if (!inline_value && takes_value(name)) {
+      ++i;
+    }
+  }
+  return mpi;
+}
+#endif
 
 // ---- output ----
 
@@ -792,6 +924,9 @@ void print_help(std::ostream& os) {
             "the OpenCL device of --backend opencl: P:D (platform and device index), P, or "
             "part of its name (see 'exala devices'; default: EXALA_OPENCL_DEVICE, else the first "
             "GPU with fp64)");
+  help_line(os, "--local-backend NAME",
+            "with --backend mpi: the backend of each rank's own part, reference|simd|omp|opencl "
+            "(default simd; --threads and --device apply to it)");
   help_line(os, "--threads N",
             "threads of the omp backend, and of the stripe LU engine (solve), 1 to " +
                 std::to_string(max_threads) + " (default: all)");
@@ -829,6 +964,13 @@ void print_help(std::ostream& os) {
         "(n, stripes, time, GFLOP/s, I/O, cache hits, resumed or not, the refinement's\n"
         "steps and backward error before -> after). Standard output gets the solution\n"
         "only.\n\n"
+        "MPI (--backend mpi, under mpirun -np P): sum, asum, dot, gemv, trsv (exact\n"
+        "method) and solve run over the ranks; each rank reads its part of the files\n"
+        "(a block of entries or columns, the block rows of T, its stripes) and works on\n"
+        "it with --local-backend; rank 0 alone writes the result, bit for bit the\n"
+        "single-process one. solve --workdir DIR: each rank keeps its factorization in\n"
+        "--rank-workdir (default DIR/mpi/rank-%r) and a killed run resumes from there.\n"
+        "An error on any rank ends every rank with status 2 and one line from rank 0.\n\n"
         "Exit status: 0 on success, 2 on any error (one line on standard error).\n";
 }
 
@@ -871,14 +1013,20 @@ void select_device(const invocation& inv) {
 #endif
 }
 
-int run(std::span<char* const> argv) {
-  const invocation inv = parse_command_line(argv);
+// `session`: MPI, when main initialized it for --backend mpi; rank 0 alone
+// writes (help, version, the result).
+int run(std::span<char* const> argv, exala::cli::mpi_session* session, bool root) {
+  invocation parsed = parse_command_line(argv);
+  parsed.session = session;
+  const invocation& inv = parsed;
   if (inv.version) {
+    if (!root) return exit_ok;
     std::cout << "exala " << EXALA_VERSION << '\n';
     flush_stdout();
     return exit_ok;
   }
   if (inv.help || inv.command_name == "help") {
+    if (!root) return exit_ok;
     print_help(std::cout);
     flush_stdout();
     return exit_ok;
@@ -896,25 +1044,66 @@ int run(std::span<char* const> argv) {
     throw usage_error(std::string(cmd->name) + " needs " + std::to_string(cmd->arity) + " operand" +
                       (cmd->arity == 1 ? "" : "s") + " (exala " + std::string(cmd->name) + " " +
                       std::string(cmd->usage) + "), got " + std::to_string(inv.args.size()));
+  if (inv.mpi && std::find(mpi_command_names.begin(), mpi_command_names.end(), cmd->name) ==
+                     mpi_command_names.end())
+    throw usage_error("option '--backend mpi' does not apply to '" + std::string(cmd->name) +
+                      "' (it runs sum, asum, dot, gemv, trsv and solve)");
+  for (const std::string_view name : mpi_only_options)
+    if (inv.named.has(name) && !inv.mpi)
+      throw usage_error("option '" + std::string(name) + "' applies to '--backend mpi' only");
+  if (inv.mpi && session == nullptr)
+    throw exala::error("--backend mpi: MPI was not initialized");  // (mpi_requested disagrees)
   if (inv.device_given) select_device(inv);
   const result r = cmd->run(inv);
-  write_result(r, cmd->output_is_dir ? std::string() : inv.output);
+  if (root) write_result(r, cmd->output_is_dir ? std::string() : inv.output);
   return exit_ok;
+}
+
+// The error line of an exception (after 'exala: error: ').
+std::string error_line(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const exala::error& e) {
+    return without_prefix(e.what());
+  } catch (const std::bad_alloc&) {
+    return "out of memory";
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown failure";
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::exception_ptr failure;
+#ifdef EXALA_CLI_HAVE_MPI
+  // MPI only for --backend mpi; MPI_Finalize when `session` goes, after the
+  // error line.
+  std::unique_ptr<exala::cli::mpi_session> session;
+#endif
   try {
-    return run(std::span<char* const>(argv, static_cast<std::size_t>(argc)));
-  } catch (const exala::error& e) {
-    std::cerr << "exala: error: " << without_prefix(e.what()) << '\n';
-  } catch (const std::bad_alloc&) {
-    std::cerr << "exala: error: out of memory\n";
-  } catch (const std::exception& e) {
-    std::cerr << "exala: error: " << e.what() << '\n';
+    exala::cli::mpi_session* mpi = nullptr;
+    bool root = true;
+#ifdef EXALA_CLI_HAVE_MPI
+    if (mpi_requested(std::span<char* const>(argv, static_cast<std::size_t>(argc)))) {
+      session = std::make_unique<exala::cli::mpi_session>(&argc, &argv);
+      mpi = session.get();
+      root = session->root();
+    }
+#endif
+    return run(std::span<char* const>(argv, static_cast<std::size_t>(argc)), mpi, root);
   } catch (...) {
-    std::cerr << "exala: error: unknown failure\n";
+    failure = std::current_exception();
   }
+  std::string line;
+#ifdef EXALA_CLI_HAVE_MPI
+  if (session)
+    line = session->settle(failure);  // rank 0's line; empty on the others
+  else
+#endif
+    line = error_line(failure);
+  if (!line.empty()) std::cerr << "exala: error: " << line << '\n';
   return exit_error;
 }

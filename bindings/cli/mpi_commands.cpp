@@ -1,0 +1,796 @@
+// mpi_commands.cpp - `exala ... --backend mpi` (see mpi_commands.hpp).
+//
+// Assumptions: every rank runs the same command line and sees the same
+// input files (a shared or replicated file system); MPI_COMM_WORLD is the
+// communicator; only the calling thread makes MPI calls.
+//
+// How errors stay collective: every command's first MPI call is an
+// agreement (mpi_session::agree, over exala::mpi::detail::agree), so a rank
+// that failed earlier (an option, -o) joins it from mpi_session::settle with
+// its error and every rank learns of it. After that, every step that may
+// throw on one rank runs inside an agreement, and the library's collective
+// calls throw on every rank or on none. Rank 0 prints the one error line.
+#include "mpi_commands.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <new>
+#include <system_error>
+
+#include "exala/mpi.hpp"
+#include "matrix_market.hpp"
+
+namespace exala::cli {
+
+namespace {
+
+// Thrown on every rank once the ranks agree that the run failed; `line` is
+// what this rank would print (rank 0 prints it).
+class mpi_agreed_error : public exala::error {
+ public:
+  explicit mpi_agreed_error(std::string line) : exala::error(line), line_(std::move(line)) {}
+  const std::string& line() const noexcept { return line_; }
+
+ private:
+  std::string line_;
+};
+
+std::string without_prefix(std::string what) {
+  if (what.starts_with("exala: ")) what.erase(0, 7);
+  return what;
+}
+
+// The error line of an exception (without 'exala: error: '): another rank's
+// error names that rank.
+std::string line_of(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const exala::mpi::remote_error& e) {
+    std::string what = e.what();
+    const std::string head = "exala: mpi: rank " + std::to_string(e.rank()) + " failed: ";
+    if (what.starts_with(head)) what.erase(0, head.size());
+    return "rank " + std::to_string(e.rank()) + ": " + without_prefix(what);
+  } catch (const std::bad_alloc&) {
+    return "out of memory";
+  } catch (const std::exception& e) {
+    return without_prefix(e.what());
+  } catch (...) {
+    return "unknown failure";
+  }
+}
+
+std::string quote(std::string_view v) {
+  std::string q = "'";
+  return q.append(exala::io::printable(v)).append("'");
+}
+
+std::string entries_text(std::int64_t n) {
+  return std::to_string(n) + (n == 1 ? " entry" : " entries");
+}
+
+// ---- splits ----
+
+// Rank r's block of an even split of n items over p ranks (the first n mod p
+// ranks get one more): [first, first + count).
+struct block {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+};
+block even_block(std::int64_t n, int p, int r) {
+  const std::int64_t q = n / p, extra = n % p;
+  return {r * q + std::min<std::int64_t>(r, extra), q + (r < extra ? 1 : 0)};
+}
+
+// ---- reading parts of array files ----
+
+// A file's header (read and checked on every rank).
+struct header {
+  std::string path;
+  exala::io::matrix_info info;
+  std::int64_t values() const { return info.rows * info.cols; }
+  // "FILE (M x N, K entries)", as the single-process command names it.
+  std::string describe() const {
+    return exala::io::printable(path, 4096) + " (" + std::to_string(info.rows) + " x " +
+           std::to_string(info.cols) + ", " + entries_text(values()) + ")";
+  }
+};
+
+// Reads and checks the header and size line of an array file (as the
+// single-process commands accept: 'matrix array real|integer general').
+header read_header(const std::string& path) {
+  if (path == "-")
+    throw usage_error(
+        "standard input ('-') cannot be read by every rank with --backend mpi: "
+        "give a file");
+  const exala::io::matrix_stream stream(path);
+  if (stream.info().format != exala::io::mm_format::array)
+    throw exala::io::file_error(path, 1,
+                                "format 'coordinate' is not supported yet, expected 'array'");
+  return {path, stream.info()};
+}
+
+// Which values of a file this rank parses: `slot(k)` is the local index of
+// value k (column-major position), or -1 for a value of another rank. The
+// scan stops after value `stop - 1`, or with check_end at the end of the
+// file (checking that no value follows the last one and none is missing);
+// a rank with no values and no check_end does not read past the header.
+struct part_spec {
+  std::function<std::int64_t(std::int64_t)> slot;
+  std::int64_t stop = 0;
+  bool check_end = false;
+  std::int64_t local_size = 0;
+};
+
+// Contiguous values [first, first + count) of a file of `total` values; the
+// rank holding the last value (rank 0 for an empty file) checks the end.
+part_spec contiguous(std::int64_t first, std::int64_t count, std::int64_t total, int rank) {
+  part_spec s;
+  s.slot = [first, count](std::int64_t k) {
+    return k >= first && k < first + count ? k - first : -1;
+  };
+  s.stop = first + count;
+  s.check_end = total == 0 ? rank == 0 : count > 0 && first + count == total;
+  s.local_size = count;
+  return s;
+}
+part_spec everything(std::int64_t total) { return contiguous(0, total, total, 0); }
+
+// The position of a failure in the files' order, for choosing the error a
+// single process would have reported first: (file index, value index + 1),
+// 0 for the file as a whole.
+std::int64_t position(std::int64_t file, std::int64_t pos) {
+  return (file << 56) | std::min<std::int64_t>(pos, (std::int64_t{1} << 56) - 1);
+}
+
+// Scans the values of an array file for the part `spec` and parses those.
+// Throws file_error with the same messages (and line numbers) as the
+// single-process reader; *fail_pos gets the value index + 1 of the problem.
+std::vector<double> read_part(const header& h, const part_spec& spec, std::int64_t* fail_pos) {
+  std::vector<double> values(static_cast<std::size_t>(spec.local_size), 0.0);
+  *fail_pos = 0;
+  if (spec.local_size == 0 && !spec.check_end) return values;
+  const std::string& name = h.path;
+  errno = 0;
+  std::ifstream in(name, std::ios::binary);
+  if (!in) {
+    const int e = errno;
+    throw exala::io::file_error(
+        name, 0, std::string("cannot open file") + (e ? ": " + std::string(std::strerror(e)) : ""));
+  }
+  std::int64_t line_no = 0;
+  std::string line;
+  const auto next = [&]() {
+    if (!std::getline(in, line)) {
+      if (in.bad())
+        throw exala::io::file_error(name, std::max<std::int64_t>(line_no, 1), "read error");
+      return false;
+    }
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  };
+  constexpr std::string_view blank = " \t\r\v\f";
+  const auto next_content = [&]() {
+    while (next()) {
+      const std::size_t first = line.find_first_not_of(blank);
+      if (first != std::string::npos && line[first] != '%') return true;
+    }
+    return false;
+  };
+  const auto fail = [&](std::int64_t pos, const std::string& what) {
+    *fail_pos = pos;
+    throw exala::io::file_error(name, std::max<std::int64_t>(line_no, 1), what);
+  };
+  // The header (line 1) and the size line were checked by read_header.
+  if (!next() || !next_content()) fail(0, "changed while it was read (no size line)");
+  const std::int64_t total = h.values();
+  const std::string expected = std::to_string(total) + " (" + std::to_string(h.info.rows) + " x " +
+                               std::to_string(h.info.cols) + ")";
+  const bool real = h.info.field == exala::io::mm_field::real;
+  std::int64_t k = 0;
+  while (next_content()) {
+    std::string_view rest = line;
+    while (true) {
+      const std::size_t b = rest.find_first_not_of(blank);
+      if (b == std::string_view::npos) break;
+      rest.remove_prefix(b);
+      const std::size_t e = std::min(rest.find_first_of(blank), rest.size());
+      const std::string_view token = rest.substr(0, e);
+      rest.remove_prefix(e);
+      if (k == total) fail(total + 1, "too many values, expected " + expected);
+      const std::int64_t at = spec.slot(k);
+      if (at >= 0) {
+        const std::optional<double> v =
+            real ? exala::io::parse_real(token) : exala::io::parse_integer(token);
+        if (!v) fail(k + 1, quote(token) + (real ? " is not a real number" : " is not an integer"));
+        values[static_cast<std::size_t>(at)] = *v;
+      }
+      ++k;
+      if (!spec.check_end && k >= spec.stop) return values;
+    }
+  }
+  if (k < total)
+    fail(k + 1, "too few values, expected " + expected + ", found " + std::to_string(k) +
+                    " before the end of the file");
+  return values;
+}
+
+// One file to read in a reading phase.
+struct read_job {
+  const header* h;
+  part_spec spec;
+  std::vector<double>* out;
+};
+
+// Every rank reads its parts; the failure reported is the first in the
+// files' order (the lowest position over the ranks), as one process reading
+// the files in order would report it.
+void read_agreed(mpi_session& s, const std::vector<read_job>& jobs) {
+  std::int64_t key = std::numeric_limits<std::int64_t>::max();
+  std::exception_ptr failure;
+  for (std::size_t f = 0; f < jobs.size() && !failure; ++f) {
+    std::int64_t pos = 0;
+    try {
+      *jobs[f].out = read_part(*jobs[f].h, jobs[f].spec, &pos);
+    } catch (...) {
+      failure = std::current_exception();
+      key = position(static_cast<std::int64_t>(f), pos);
+    }
+  }
+  std::int64_t first = 0;
+  MPI_Allreduce(&key, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  s.agree([&] {
+    if (failure && key == first) std::rethrow_exception(failure);
+  });
+}
+
+// ---- moving data ----
+
+constexpr std::int64_t chunk = std::int64_t{1} << 26;  // doubles per message
+
+void bcast(std::vector<double>& v, int root) {
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(v.size()); i += chunk) {
+    const int count = static_cast<int>(std::min<std::int64_t>(chunk, std::int64_t(v.size()) - i));
+    MPI_Bcast(v.data() + i, count, MPI_DOUBLE, root, MPI_COMM_WORLD);
+  }
+}
+
+// Rank 0 gets every rank's contiguous block (even_block of n) of a vector.
+void gather_blocks(const std::vector<double>& mine, std::vector<double>& all, std::int64_t n,
+                   const mpi_session& s) {
+  if (s.root()) {
+    all.assign(static_cast<std::size_t>(n), 0.0);
+    std::copy(mine.begin(), mine.end(), all.begin());
+    for (int r = 1; r < s.size(); ++r) {
+      const block b = even_block(n, s.size(), r);
+      for (std::int64_t i = 0; i < b.count; i += chunk) {
+        const int count = static_cast<int>(std::min(chunk, b.count - i));
+        MPI_Recv(all.data() + b.first + i, count, MPI_DOUBLE, r, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+      }
+    }
+  } else {
+    const std::int64_t n_local = static_cast<std::int64_t>(mine.size());
+    for (std::int64_t i = 0; i < n_local; i += chunk) {
+      const int count = static_cast<int>(std::min(chunk, n_local - i));
+      MPI_Send(mine.data() + i, count, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+    }
+  }
+}
+
+// The library rejects null pointers; an empty vector may have none.
+double* data_of(std::vector<double>& v) {
+  static double dummy = 0.0;
+  return v.empty() ? &dummy : v.data();
+}
+
+std::int64_t ld(std::int64_t rows) { return std::max<std::int64_t>(1, rows); }
+
+}  // namespace
+
+// ---- the session ----
+
+mpi_session::mpi_session(int* argc, char*** argv) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) throw exala::error("exala: MPI is already initialized");
+  if (MPI_Init(argc, argv) != MPI_SUCCESS) throw exala::error("exala: MPI_Init failed");
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+mpi_session::~mpi_session() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+void mpi_session::agree(const std::function<void()>& phase) {
+  ++agreements_;
+  try {
+    exala::mpi::detail::agree(MPI_COMM_WORLD, phase);
+  } catch (...) {
+    throw mpi_agreed_error(line_of(std::current_exception()));
+  }
+}
+
+void mpi_session::collective(const std::function<void()>& call) {
+  ++agreements_;
+  try {
+    call();
+  } catch (const mpi_agreed_error&) {
+    throw;
+  } catch (...) {
+    throw mpi_agreed_error(line_of(std::current_exception()));
+  }
+}
+
+std::string mpi_session::settle(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const mpi_agreed_error& e) {
+    return root() ? e.line() : std::string();
+  } catch (...) {
+  }
+  if (agreements_ == 0) {
+    // Before this rank's first agreement (the options, -o): the other ranks
+    // failed alike or wait in their first agreement; join it.
+    try {
+      agree([&] { std::rethrow_exception(failure); });
+    } catch (const mpi_agreed_error& e) {
+      return root() ? e.line() : std::string();
+    }
+  }
+  const std::string line = line_of(failure);
+  if (finished_) return line;  // rank 0 writing the result: no rank waits for it
+  // A failure the other ranks cannot learn of (they may wait in a
+  // collective call): report it here and end the job.
+  std::cerr << "exala: error: rank " << rank_ << ": " << line << '\n' << std::flush;
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  return line;
+}
+
+// ---- sum, asum, dot ----
+
+double mpi_reduce(mpi_session& s, std::string_view command, const std::vector<std::string>& files,
+                  const exala::exec& local) {
+  std::vector<header> h(files.size());
+  s.agree([&] {
+    for (std::size_t f = 0; f < files.size(); ++f) h[f] = read_header(files[f]);
+    if (command == "dot" && h[0].values() != h[1].values())
+      throw usage_error("dot: " + h[0].describe() + " and " + h[1].describe() + " differ in size");
+  });
+  std::vector<std::vector<double>> parts(files.size());
+  std::vector<read_job> jobs;
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const block b = even_block(h[f].values(), s.size(), s.rank());
+    jobs.push_back({&h[f], contiguous(b.first, b.count, h[f].values(), s.rank()), &parts[f]});
+  }
+  read_agreed(s, jobs);
+  const auto n_local = static_cast<std::int64_t>(parts[0].size());
+  double result = 0.0;
+  s.collective([&] {
+    if (command == "sum")
+      result = exala::mpi::sum(MPI_COMM_WORLD, n_local, data_of(parts[0]), 1, local);
+    else if (command == "asum")
+      result = exala::mpi::asum(MPI_COMM_WORLD, n_local, data_of(parts[0]), 1, local);
+    else
+      result = exala::mpi::dot(MPI_COMM_WORLD, n_local, data_of(parts[0]), 1, data_of(parts[1]), 1,
+                               local);
+  });
+  s.finish();
+  return result;
+}
+
+// ---- gemv ----
+
+solution mpi_gemv(mpi_session& s, const mpi_gemv_args& g, const exala::exec& local) {
+  const bool none = g.trans == exala::transpose::none;
+  header a, x, y;
+  std::int64_t rows = 0, inner = 0;  // of op(A)
+  s.agree([&] {
+    a = read_header(g.a);
+    x = read_header(g.x);
+    rows = none ? a.info.rows : a.info.cols;
+    inner = none ? a.info.cols : a.info.rows;
+    const std::string op_shape = std::string(none ? "A" : "A^T") + " is " + std::to_string(rows) +
+                                 " x " + std::to_string(inner);
+    if (x.values() != inner)
+      throw usage_error("gemv: " + x.describe() + " does not fit " + a.describe() + ": " +
+                        op_shape + ", so X needs " + entries_text(inner));
+    if (g.y) {
+      y = read_header(*g.y);
+      if (y.values() != rows)
+        throw usage_error("gemv: " + y.describe() + " does not fit " + a.describe() + ": " +
+                          op_shape + ", so Y needs " + entries_text(rows));
+    }
+  });
+  const std::int64_t m = a.info.rows, n = a.info.cols;
+  // This rank's columns of A: [c.first, c.first + c.count).
+  const block c = even_block(n, s.size(), s.rank());
+  std::vector<double> a_local, x_vec, y_vec;
+  std::vector<read_job> jobs;
+  jobs.push_back({&a, contiguous(c.first * m, c.count * m, m * n, s.rank()), &a_local});
+  const part_spec nothing = contiguous(0, 0, 1, s.rank());  // reads nothing, checks nothing
+  if (none) {
+    // x: this rank's entries; y: all of it, on rank 0 (broadcast below).
+    jobs.push_back({&x, contiguous(c.first, c.count, n, s.rank()), &x_vec});
+    if (g.y) jobs.push_back({&y, s.root() ? everything(m) : nothing, &y_vec});
+  } else {
+    // x: all of it, on rank 0; y: this rank's entries (rows of A^T).
+    jobs.push_back({&x, s.root() ? everything(m) : nothing, &x_vec});
+    if (g.y) jobs.push_back({&y, contiguous(c.first, c.count, n, s.rank()), &y_vec});
+  }
+  read_agreed(s, jobs);
+  solution out{rows, 1, {}};
+  if (none) {
+    y_vec.resize(static_cast<std::size_t>(m), 0.0);
+    if (g.y) bcast(y_vec, 0);
+    s.collective([&] {
+      exala::mpi::gemv_col_block(MPI_COMM_WORLD, exala::layout::col_major, m, c.count, g.alpha,
+                                 data_of(a_local), ld(m), data_of(x_vec), 1, g.beta, data_of(y_vec),
+                                 1, local);
+    });
+    out.values = std::move(y_vec);
+  } else {
+    x_vec.resize(static_cast<std::size_t>(m), 0.0);
+    bcast(x_vec, 0);
+    y_vec.resize(static_cast<std::size_t>(c.count), 0.0);
+    // A's columns c.first.. are rows c.first.. of A^T, stored one after the
+    // other: a c.count x m row-major block with lda m.
+    s.collective([&] {
+      exala::mpi::gemv_row_block(MPI_COMM_WORLD, exala::layout::row_major, c.count, m, g.alpha,
+                                 data_of(a_local), ld(m), data_of(x_vec), 1, g.beta, data_of(y_vec),
+                                 1, local);
+    });
+    gather_blocks(y_vec, out.values, n, s);
+  }
+  s.finish();
+  return out;
+}
+
+// ---- trsv ----
+
+solution mpi_trsv(mpi_session& s, const mpi_trsv_args& g, const exala::exec& local) {
+  header t, b;
+  s.agree([&] {
+    t = read_header(g.t);
+    b = read_header(g.b);
+    if (t.info.rows != t.info.cols) throw usage_error("trsv: " + t.describe() + " is not square");
+    if (b.values() != t.info.rows)
+      throw usage_error("trsv: " + b.describe() + " does not fit " + t.describe() + ": B needs " +
+                        entries_text(t.info.rows));
+  });
+  const std::int64_t n = t.info.rows;
+  exala::mpi::block_cyclic dist;
+  dist.n = n;
+  dist.nb = g.nb;
+  dist.ranks = s.size();
+  const std::int64_t local_rows = dist.local_rows(s.rank());
+  const std::int64_t lda = ld(local_rows);
+  // Every rank scans T; value k is row k % n of column k / n.
+  part_spec mine;
+  const int rank = s.rank(), p = s.size();
+  const std::int64_t nb = g.nb;
+  mine.slot = [n, nb, p, rank, lda](std::int64_t k) -> std::int64_t {
+    const std::int64_t i = k % n, j = k / n, blk = i / nb;
+    if (blk % p != rank) return -1;
+    return (blk / p) * nb + i % nb + j * lda;
+  };
+  mine.stop = n * n;
+  mine.check_end = true;
+  mine.local_size = lda * n;
+  std::vector<double> t_local, x;
+  read_agreed(s, {{&t, mine, &t_local},
+                  {&b, s.root() ? everything(n) : contiguous(0, 0, 1, s.rank()), &x}});
+  x.resize(static_cast<std::size_t>(n), 0.0);
+  bcast(x, 0);
+  s.collective([&] {
+    try {
+      exala::mpi::trsv_block_cyclic(MPI_COMM_WORLD, exala::layout::col_major, g.ul, g.trans, g.dg,
+                                    n, g.nb, data_of(t_local), lda, data_of(x), 1, local);
+    } catch (const exala::singular_matrix& e) {  // named as the single-process command names it
+      throw exala::singular_matrix("trsv", e.row());
+    }
+  });
+  s.finish();
+  return {n, 1, std::move(x)};
+}
+
+// ---- solve ----
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// The library's advice after a singular pivot names the C++ API; the
+// distributed stripe LU pivots locally only.
+std::string reworded(std::string line) {
+  const std::string api = "try pivoting::partial in core or a larger substripe";
+  const std::size_t at = line.find(api);
+  if (at != std::string::npos) line.replace(at, api.size(), "try a larger --substripe");
+  return line;
+}
+
+// Runs a collective step of the solve, rewording the singular pivot advice.
+void solve_step(mpi_session& s, const std::function<void()>& call) {
+  try {
+    s.collective(call);
+  } catch (const mpi_agreed_error& e) {
+    throw mpi_agreed_error(reworded(e.line()));
+  }
+}
+
+// The ranks that share this rank's node (for the default cache).
+int ranks_on_node() {
+  MPI_Comm node = MPI_COMM_NULL;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) !=
+      MPI_SUCCESS)
+    return 1;
+  int k = 1;
+  MPI_Comm_size(node, &k);
+  MPI_Comm_free(&node);
+  return std::max(k, 1);
+}
+
+// Sums the I/O and cache counters of every rank's report on rank 0.
+exala::stripe_lu_report total_report(const exala::stripe_lu_report& mine) {
+  exala::stripe_lu_report all = mine;
+  std::int64_t v[4] = {mine.bytes_read, mine.bytes_written, mine.cache_hits, mine.cache_misses};
+  std::int64_t sum[4] = {};
+  MPI_Reduce(v, sum, 4, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  std::uint64_t peak = mine.peak_cache_bytes, peak_sum = 0;
+  MPI_Reduce(&peak, &peak_sum, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  all.bytes_read = sum[0];
+  all.bytes_written = sum[1];
+  all.cache_hits = sum[2];
+  all.cache_misses = sum[3];
+  all.peak_cache_bytes = peak_sum;
+  return all;
+}
+
+std::string ranks_text(int p) { return std::to_string(p) + (p == 1 ? " rank" : " ranks"); }
+
+// The rank's own directory: PATTERN with every %r replaced by the rank.
+std::string rank_dir(const std::string& pattern, int rank) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'r') {
+      out += std::to_string(rank);
+      ++i;
+    } else {
+      out += pattern[i];
+    }
+  }
+  return out;
+}
+
+// Rows [first, first + count) of stripes of height `S` owned by `rank`
+// (stripe J on rank J % P) are kept by the in-core solve's row source.
+bool owns_row(std::int64_t i, std::int64_t S, int p, int rank) { return (i / S) % p == rank; }
+
+solution solve_in_core(mpi_session& s, const stripe_request& r, solve_settings& st) {
+  const auto t0 = clock_type::now();
+  const std::string& afile = r.operands[0];
+  const std::string& bfile = r.operands[1];
+  for (const std::string* f : {&afile, &bfile})
+    if (*f == "-")
+      throw usage_error(
+          "standard input ('-') cannot be read by every rank with --backend mpi: "
+          "give a file");
+  std::unique_ptr<exala::io::matrix_stream> a;
+  std::int64_t n = 0;
+  s.agree([&] {
+    a = std::make_unique<exala::io::matrix_stream>(afile);
+    const exala::io::matrix_info& info = a->info();
+    const std::string ashape = std::to_string(info.rows) + " x " + std::to_string(info.cols);
+    if (info.rows != info.cols)
+      throw usage_error("solve: " + exala::io::printable(afile, 4096) + " (" + ashape +
+                        ") is not square");
+    if (info.rows == 0)
+      throw usage_error("solve: " + exala::io::printable(afile, 4096) + " is empty");
+    n = info.rows;
+  });
+  // One pass over A keeps the rows of this rank's stripes. The stripe
+  // height is the library's choice when --stripe is not given: min(n, 1024)
+  // in core, the guess used here; a row asked for later that was not kept
+  // costs one more pass (the bits never depend on the guess).
+  const int p = s.size(), rank = s.rank();
+  const std::int64_t S =
+      st.opt.stripe > 0 ? std::min(st.opt.stripe, n) : std::min<std::int64_t>(n, 1024);
+  std::vector<std::int64_t> local_of;
+  std::int64_t kept = 0;
+  std::vector<double> rows;
+  const auto read_rows = [&](exala::io::matrix_stream& stream, const std::vector<std::int64_t>& at,
+                             std::int64_t ldr, std::vector<double>& dst) {
+    const bool coordinate = stream.info().format == exala::io::mm_format::coordinate;
+    std::vector<bool> seen;
+    if (coordinate) seen.assign(dst.size(), false);
+    stream.for_each([&](std::int64_t i, std::int64_t j, double v) {
+      const std::int64_t li = at[static_cast<std::size_t>(i)];
+      if (li < 0) return;
+      const auto k = static_cast<std::size_t>(li + j * ldr);
+      if (coordinate) {
+        if (seen[k])
+          stream.fail("entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                      ") is given twice");
+        seen[k] = true;
+      }
+      dst[k] = v;
+    });
+  };
+  {
+    std::int64_t key = std::numeric_limits<std::int64_t>::max();
+    std::exception_ptr failure;
+    try {
+      local_of.assign(static_cast<std::size_t>(n), -1);
+      for (std::int64_t i = 0; i < n; ++i)
+        if (owns_row(i, S, p, rank)) local_of[static_cast<std::size_t>(i)] = kept++;
+      rows.assign(static_cast<std::size_t>(kept * n), 0.0);
+      read_rows(*a, local_of, ld(kept), rows);
+    } catch (const exala::io::file_error& e) {
+      failure = std::current_exception();
+      key = e.line();
+    } catch (...) {
+      failure = std::current_exception();
+      key = 0;
+    }
+    std::int64_t first = 0;
+    MPI_Allreduce(&key, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    s.agree([&] {
+      if (failure && key == first) std::rethrow_exception(failure);
+    });
+  }
+  // B: read by rank 0, broadcast.
+  std::int64_t nrhs = 0;
+  std::vector<double> b;
+  s.agree([&] {
+    if (!s.root()) return;
+    exala::io::array bin = exala::io::read_matrix_file(bfile);
+    if (bin.rows != n || bin.cols == 0)
+      throw usage_error("solve: " + exala::io::printable(bfile, 4096) + " (" +
+                        std::to_string(bin.rows) + " x " + std::to_string(bin.cols) +
+                        ") does not fit " + exala::io::printable(afile, 4096) + " (" +
+                        std::to_string(n) + " x " + std::to_string(n) + "): B needs " +
+                        std::to_string(n) + " rows, one column per right-hand side");
+    nrhs = bin.cols;
+    b = std::move(bin.values);
+  });
+  MPI_Bcast(&nrhs, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  b.resize(static_cast<std::size_t>(n * nrhs));
+  bcast(b, 0);
+
+  const exala::mpi::row_source source = [&](std::int64_t row0, std::int64_t count, double* dst,
+                                            std::int64_t ldd) {
+    bool all_kept = true;
+    for (std::int64_t i = row0; i < row0 + count; ++i)
+      all_kept = all_kept && local_of[static_cast<std::size_t>(i)] >= 0;
+    if (all_kept) {
+      for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < count; ++i)
+          dst[i + j * ldd] = rows[static_cast<std::size_t>(
+              local_of[static_cast<std::size_t>(row0 + i)] + j * ld(kept))];
+      return;
+    }
+    // Not kept (the library chose another stripe height): one more pass.
+    std::vector<std::int64_t> at(static_cast<std::size_t>(n), -1);
+    for (std::int64_t i = 0; i < count; ++i) at[static_cast<std::size_t>(row0 + i)] = i;
+    std::vector<double> part(static_cast<std::size_t>(ld(count) * n), 0.0);
+    exala::io::matrix_stream again(afile);
+    read_rows(again, at, ld(count), part);
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < count; ++i)
+        dst[i + j * ldd] = part[static_cast<std::size_t>(i + j * ld(count))];
+  };
+  const std::unique_ptr<progress_display> display = s.root() ? make_display(st) : nullptr;
+  attach(display.get(), st.opt);
+  std::optional<exala::mpi::stripe_lu> lu;
+  std::vector<double> x(static_cast<std::size_t>(n * nrhs));
+  exala::refine_report ref;
+  solve_step(s, [&] {
+    lu.emplace(MPI_COMM_WORLD, n, source, st.opt);
+    ref = lu->solve_refined(nrhs, b.data(), n, x.data(), n, st.refine_steps);
+  });
+  if (display) display->clear();
+  const exala::stripe_lu_report rep = total_report(lu->report());
+  s.finish();
+  if (s.root() && !st.quiet)
+    print_summary(rep, ref, nrhs, st.refine_steps, "in core on " + ranks_text(p),
+                  seconds_since(t0));
+  return {n, nrhs, std::move(x)};
+}
+
+solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settings& st) {
+  const std::vector<std::string> dirs = workdirs_of(r);
+  std::string pattern = dirs[0] + "/mpi/rank-%r";
+  if (const auto v = r.options.get("--rank-workdir")) pattern = std::string(*v);
+  if (pattern.empty()) throw usage_error("option '--rank-workdir' needs a directory pattern");
+  if (s.size() > 1 && pattern.find("%r") == std::string::npos)
+    throw usage_error("option '--rank-workdir' needs '%r' (the rank) in " + quote(pattern) +
+                      ": each rank needs its own directory");
+  const std::string mine = rank_dir(pattern, s.rank());
+  const auto t0 = clock_type::now();
+  s.agree([] {});  // every rank's options are fine
+  if (!r.options.has("--cache"))
+    st.opt.cache_bytes =
+        std::max<std::uint64_t>(physical_memory() / 2 / std::uint64_t(ranks_on_node()), 1);
+  std::optional<workdir_lock> system_lock, own_lock;
+  s.agree([&] {
+    for (const std::string& d : dirs) {
+      std::error_code ec;
+      if (!std::filesystem::exists(d, ec))
+        throw usage_error("work directory " + quote(d) + " does not exist");
+      if (!std::filesystem::is_directory(d, ec))
+        throw usage_error("work directory " + quote(d) + " is not a directory");
+    }
+    // Rank 0 keeps other exala commands off the stored system; every rank
+    // keeps its own directory to itself.
+    if (s.root()) system_lock.emplace(dirs[0], false);
+    std::error_code ec;
+    std::filesystem::create_directories(mine, ec);
+    if (ec)
+      throw exala::error("rank work directory " + quote(mine) +
+                         ": cannot create it: " + ec.message());
+    own_lock.emplace(mine, false);
+  });
+  const std::unique_ptr<progress_display> display = s.root() ? make_display(st) : nullptr;
+  attach(display.get(), st.opt);
+  std::optional<exala::mpi::stripe_lu> lu;
+  std::vector<double> x;
+  exala::refine_report ref;
+  solve_step(s, [&] {
+    lu.emplace(MPI_COMM_WORLD, dirs, mine, st.opt);
+    ref = lu->solve_stored(x, st.refine_steps);
+  });
+  if (display) display->clear();
+  const exala::stripe_lu_report rep = total_report(lu->report());
+  s.finish();
+  const std::int64_t n = lu->n();
+  const std::int64_t nrhs = n > 0 ? static_cast<std::int64_t>(x.size()) / n : 0;
+  if (s.root() && !st.quiet) {
+    const std::string cache =
+        "cache " + format_bytes(static_cast<double>(st.opt.cache_bytes)) + " a rank";
+    print_summary(rep, ref, nrhs, st.refine_steps,
+                  std::string(rep.in_core ? "in core" : "out of core") + " from " +
+                      dirs_text(dirs) + " on " + ranks_text(s.size()) + " (" + cache +
+                      "; rank directories " + exala::io::printable(pattern, 4096) +
+                      "; I/O and cache counts of all ranks)",
+                  seconds_since(t0));
+  }
+  return {n, nrhs, std::move(x)};
+}
+
+}  // namespace
+
+solution mpi_solve(mpi_session& s, const stripe_request& r) {
+  const bool out_of_core = r.options.has("--workdir");
+  if (out_of_core && !r.operands.empty())
+    throw usage_error("solve takes A B (in core) or --workdir DIR (out of core), not both");
+  if (!out_of_core && r.operands.size() != 2)
+    throw usage_error("solve needs 2 operands (exala solve A B) or '--workdir DIR', got " +
+                      std::to_string(r.operands.size()));
+  if (!out_of_core && r.options.has("--rank-workdir"))
+    throw usage_error("option '--rank-workdir' applies to an out-of-core solve (--workdir) only");
+  solve_settings st = solve_options(r, out_of_core);
+  if (st.opt.pivot != exala::pivoting::local)
+    throw usage_error(
+        "option '--pivot partial' does not apply to '--backend mpi' (the "
+        "distributed stripe LU pivots within substripes: --pivot local)");
+  if (s.root()) check_output(r.output);
+  return out_of_core ? solve_out_of_core(s, r, st) : solve_in_core(s, r, st);
+}
+
+}  // namespace exala::cli

@@ -1,0 +1,127 @@
+// mpi_commands.hpp - the `exala` commands under `--backend mpi`:
+//
+//   mpirun -np P exala sum|asum FILE --backend mpi [--local-backend B] ...
+//   mpirun -np P exala dot X Y --backend mpi ...
+//   mpirun -np P exala gemv A X [--trans N|T] [--alpha a] [--beta b] [--y Y] --backend mpi
+//   mpirun -np P exala trsv T B [--uplo L|U] [--trans N|T] [--diag N|U] [--block NB] --backend mpi
+//   mpirun -np P exala solve A B | --workdir DIR [--rank-workdir PATTERN] ... --backend mpi
+//
+// Every rank runs the same command line. exala.cpp checks the options as
+// for a single process; the functions here read each rank's part of the
+// files, call the MPI layer (exala/mpi.hpp) with the local backend
+// (--local-backend, default simd) and return the result on every rank;
+// rank 0 alone writes it. The bits equal the single-process command's.
+//
+// Who reads what (the Matrix Market reader has no random access: a rank
+// skips the values before its part by splitting lines into tokens, without
+// converting them; only its own tokens are parsed):
+// - sum, asum, dot: rank r parses its contiguous block of the vector's
+//   entries (an even split, the first n mod P ranks one more; a rank may get
+//   none); the rank holding the last entry reads on to the end of the file
+//   to check that no value follows.
+// - gemv --trans N: rank r parses its block of columns of A (contiguous in
+//   the column-major file) and the same entries of x; rank 0 reads y and
+//   broadcasts it (the column-block gemv needs y on every rank).
+//   gemv --trans T: A^T's rows are A's columns, so the same block of A is
+//   this rank's row block of A^T (row-major, lda m) for the row-block gemv;
+//   rank 0 reads x (replicated) and broadcasts it, rank r parses its block of
+//   y, and rank 0 gathers the result.
+// - trsv: block-row cyclic (--block NB rows, default 256): rank r parses the
+//   entries of its block rows of T (every rank scans the file, the rows of a
+//   column being interleaved); rank 0 reads b and broadcasts it.
+// - solve --workdir DIR: the distributed stripe LU out of core; each rank
+//   reads its stripes from the stored system and keeps its factorization in
+//   its own directory (--rank-workdir PATTERN, %r = the rank; default
+//   DIR/mpi/rank-%r). solve A B (in core): each rank keeps the rows of its
+//   own stripes of A (one pass over the file), rank 0 reads B and
+//   broadcasts it.
+//
+// Errors: a problem on any rank ends every rank with exit status 2 and one
+// line 'exala: error: ...' printed by rank 0 (naming the failing rank when it
+// is another one). File errors are agreed on by position: the one reported
+// is the first in the files' order, as a single process would report it.
+// Option errors are found before any data moves, on every rank alike.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exala/backend.hpp"
+#include "exala/blas2.hpp"
+#include "stripe_commands.hpp"
+
+namespace exala::cli {
+
+// MPI for one run of the tool: MPI_Init in the constructor, MPI_Finalize in
+// the destructor, MPI_COMM_WORLD as the communicator. It also keeps the
+// bookkeeping that turns an exception on some ranks into one error line.
+class mpi_session {
+ public:
+  mpi_session(int* argc, char*** argv);
+  ~mpi_session();
+  mpi_session(const mpi_session&) = delete;
+  mpi_session& operator=(const mpi_session&) = delete;
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  bool root() const noexcept { return rank_ == 0; }
+
+  // Called on every rank with the exception that ended its run: makes sure
+  // every rank knows the run failed, and returns the text of the error line
+  // this rank prints (empty: it prints none; rank 0 prints the line).
+  // May end the whole job (MPI_Abort) for an error that the other ranks
+  // cannot learn of.
+  std::string settle(std::exception_ptr failure);
+
+  // Used by mpi_commands.cpp: runs `phase` on every rank and agrees on
+  // errors (exala::mpi::detail::agree); a failure on any rank throws
+  // mpi_agreed_error on every rank.
+  void agree(const std::function<void()>& phase);
+  // Runs a collective library call that throws on every rank or on none.
+  void collective(const std::function<void()>& call);
+  // No collective call follows (rank 0 writes the result).
+  void finish() noexcept { finished_ = true; }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  long agreements_ = 0;
+  bool finished_ = false;
+};
+
+// The scalar of sum, asum (one file) or dot (two files), on every rank.
+double mpi_reduce(mpi_session& s, std::string_view command, const std::vector<std::string>& files,
+                  const exala::exec& local);
+
+// y = alpha op(A) x + beta y (y: the file --y, or none); the result on rank
+// 0 (and maybe others).
+struct mpi_gemv_args {
+  exala::transpose trans = exala::transpose::none;
+  double alpha = 1.0;
+  double beta = 0.0;
+  std::string a, x;
+  std::optional<std::string> y;
+};
+solution mpi_gemv(mpi_session& s, const mpi_gemv_args& args, const exala::exec& local);
+
+// op(T) x = b by the exact method, block-row cyclic with nb rows a block.
+struct mpi_trsv_args {
+  exala::uplo ul = exala::uplo::lower;
+  exala::transpose trans = exala::transpose::none;
+  exala::diag dg = exala::diag::non_unit;
+  std::int64_t nb = 256;
+  std::string t, b;
+};
+solution mpi_trsv(mpi_session& s, const mpi_trsv_args& args, const exala::exec& local);
+
+// exala solve (in core: operands A B; out of core: --workdir) by the
+// distributed stripe LU; the solution on every rank, progress and summary on
+// rank 0.
+solution mpi_solve(mpi_session& s, const stripe_request& r);
+
+}  // namespace exala::cli
