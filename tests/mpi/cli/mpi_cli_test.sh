@@ -1,0 +1,344 @@
+#!/usr/bin/env bash
+# mpi_cli_test.sh - `exala ... --backend mpi` under mpirun against the
+# single-process command (registered by tests/mpi/cli.cmake).
+#
+# usage: mpi_cli_test.sh MODE EXALA MPIEXEC NP SCRATCH DATA
+#   MODE     one of the functions at the end (np1, np2, np3, np4, solve, ...)
+#   EXALA    the tool; MPIEXEC: mpirun; NP: the rank count
+#   SCRATCH  a folder of its own (emptied first); DATA: tests/cli/data
+# The single-process command is the reference: the distributed run's stdout
+# (or -o file) must be the same bytes, and its errors the same line (naming
+# the failing rank when it is not rank 0), printed once, with exit status 2.
+# Every mpirun runs under a timeout, so a hang fails the test. Prints what it
+# runs; exits 1 on the first failure.
+set -u
+
+mode=$1 exala=$2 mpiexec=$3 np=$4 scratch=$5 data=$6
+rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
+cd "$scratch" || exit 1
+
+fail() { echo "FAIL: $*"; exit 1; }
+show() { echo "--- $1"; cat "$1"; }
+
+# single ARGS...: the single-process command -> s.out, s.err, $src
+single() {
+  "$exala" "$@" >s.out 2>s.err
+  src=$?
+}
+# parallel ARGS...: the same under mpirun -np $np with --backend mpi -> m.out, m.err, $mrc
+parallel() {
+  timeout 120 "$mpiexec" -np "$np" --oversubscribe "$exala" "$@" --backend mpi >m.out 2>m.err
+  mrc=$?
+  [ "$mrc" -ne 124 ] || { show m.err; fail "mpirun -np $np timed out (a hang)"; }
+}
+# split ARGS... [+ MPI_ARGS...]: the arguments of both runs, and those of
+# the distributed run only (after '+').
+split() {
+  both=() only=()
+  local seen=0 a
+  for a in "$@"; do
+    if [ "$a" = "+" ]; then seen=1
+    elif [ "$seen" -eq 0 ]; then both+=("$a")
+    else only+=("$a"); fi
+  done
+}
+
+# same ARGS... [+ MPI_ARGS...]: both succeed with the same stdout (or the
+# same -o file, OUT=FILE), and the distributed run prints nothing on stderr.
+same() {
+  split "$@"
+  echo "+ exala ${both[*]}  |  mpirun -np $np ... ${only[*]} --backend mpi"
+  local out=${OUT:-}
+  if [ -n "$out" ]; then
+    rm -f "$out"
+    single "${both[@]}" -o "$out"
+    [ "$src" -eq 0 ] || { show s.err; fail "single-process run: exit status $src"; }
+    mv "$out" "single_$out"
+    parallel "${both[@]}" "${only[@]}" -o "$out"
+  else
+    single "${both[@]}"
+    [ "$src" -eq 0 ] || { show s.err; fail "single-process run: exit status $src"; }
+    parallel "${both[@]}" "${only[@]}"
+  fi
+  [ "$mrc" -eq 0 ] || { show m.err; fail "mpirun: exit status $mrc"; }
+  [ ! -s m.err ] || { show m.err; fail "stderr is not empty"; }
+  if [ -n "$out" ]; then
+    [ ! -s m.out ] || { show m.out; fail "stdout is not empty with -o"; }
+    cmp "single_$out" "$out" || fail "$out differs from the single-process one"
+  else
+    [ -s s.out ] || fail "no output"
+    cmp s.out m.out || { show s.out; show m.out; fail "stdout differs"; }
+  fi
+  echo "same bytes"
+  if [ -n "${EXPECT:-}" ]; then  # exact-arithmetic answer (tests/cli/data)
+    cmp "$data/$EXPECT" "${out:-m.out}" || fail "differs from $EXPECT"
+    echo "equal to $EXPECT"
+  fi
+}
+
+# one_error_line FILE: FILE has exactly one 'exala: error:' line (mpirun's
+# own notice about the exit status may follow); prints it.
+one_error_line() {
+  local k
+  k=$(grep -c '^exala: error: ' "$1")
+  [ "$k" -eq 1 ] || { show "$1"; fail "$k error lines, expected 1"; }
+  grep '^exala: error: ' "$1"
+}
+
+# error RANK ARGS... [+ MPI_ARGS...]: both fail with exit status 2; the
+# distributed run prints one error line: the single-process line, with
+# 'rank RANK: ' after 'exala: error: ' when RANK > 0 (RANK 'any': with or
+# without 'rank K: ' for any K), and nothing on stdout.
+error() {
+  local rank=$1
+  shift
+  split "$@"
+  echo "+ exala ${both[*]}  |  mpirun -np $np ... ${only[*]} --backend mpi  (must fail)"
+  single "${both[@]}"
+  [ "$src" -eq 2 ] || { show s.err; fail "single-process run: exit status $src, expected 2"; }
+  [ "$(wc -l <s.err)" -eq 1 ] || { show s.err; fail "single-process stderr is not one line"; }
+  parallel "${both[@]}" "${only[@]}"
+  [ "$mrc" -eq 2 ] || { show m.err; fail "mpirun: exit status $mrc, expected 2"; }
+  [ ! -s m.out ] || { show m.out; fail "stdout is not empty"; }
+  local want got
+  want=$(cat s.err)
+  got=$(one_error_line m.err)
+  if [ "$rank" = any ]; then
+    got=$(printf '%s\n' "$got" | sed -E 's/^exala: error: rank [0-9]+: /exala: error: /')
+  elif [ "$rank" -gt 0 ]; then
+    want="exala: error: rank $rank: ${want#exala: error: }"
+  fi
+  [ "$got" = "$want" ] || fail "error line '$got', expected '$want'"
+  echo "one line: $got"
+}
+
+# mpi_error RE ARGS...: the distributed run alone fails with one error line
+# matching RE (options of the MPI mode).
+mpi_error() {
+  local re=$1
+  shift
+  echo "+ mpirun -np $np exala $* --backend mpi  (must fail)"
+  parallel "$@"
+  [ "$mrc" -eq 2 ] || { show m.err; fail "mpirun: exit status $mrc, expected 2"; }
+  [ ! -s m.out ] || { show m.out; fail "stdout is not empty"; }
+  local got
+  got=$(one_error_line m.err)
+  [[ "$got" =~ $re ]] || fail "error line '$got' does not match '$re'"
+  echo "one line: $got"
+}
+
+# ---- data (awk's generator, seeded: the same files in both runs) ----
+
+# vector FILE N SEED: N values over a wide exponent range, with cancellation.
+vector() {
+  awk -v n="$2" -v s="$3" 'BEGIN {
+    srand(s); print "%%MatrixMarket matrix array real general"; print "% test vector"; print n, 1
+    for (i = 0; i < n; i++) {
+      v = (rand() - 0.5) * 2 ^ int(rand() * 80 - 40)
+      printf "%.17g\n", (i % 5 == 4) ? -prev : v; prev = v
+    } }' >"$1"
+}
+# matrix FILE M N SEED: dense M x N, several values a line.
+matrix() {
+  awk -v m="$2" -v n="$3" -v s="$4" 'BEGIN {
+    srand(s); print "%%MatrixMarket matrix array real general"; print "% test matrix"; print m, n
+    for (i = 0; i < m * n; i++)
+      printf "%.17g%s", (rand() - 0.5) * 2 ^ int(rand() * 40 - 20), (i % 3 == 2 ? "\n" : " ")
+    print "" }' >"$1"
+}
+# triangular FILE N SEED: both triangles filled, a dominant diagonal; one
+# value a line. (Every generated file has 3 lines before its values.)
+triangular() {
+  awk -v n="$2" -v s="$3" 'BEGIN {
+    srand(s); print "%%MatrixMarket matrix array real general"; print "% test matrix"; print n, n
+    for (j = 0; j < n; j++) for (i = 0; i < n; i++)
+      printf "%.17g\n", i == j ? 1 + rand() : (rand() - 0.5) / n }' >"$1"
+}
+# bad FILE SRC K TOKEN: SRC (one value a line after 3 lines) with value K
+# (0-based) replaced by TOKEN.
+bad() { awk -v k="$3" -v t="$4" 'NR == k + 4 { print t; next } { print }' "$2" >"$1"; }
+
+# ---- modes ----
+
+# Rank counts 1..4: each runs a few commands (mpirun costs seconds here);
+# together they cover sum, asum, dot, gemv N/T (with y, alpha, beta),
+# trsv (uplo, trans, diag, rounding, block sizes), uneven splits, ranks
+# with no data (n < P), every local backend on the CPU, -o, and errors on
+# one rank's part of a file.
+np1() {
+  vector v1001.mtx 1001 11
+  same sum v1001.mtx + --local-backend reference
+  EXPECT=expected_l23_gemv_wide_t.mtx same gemv "$data/l23_wide_a.mtx" "$data/l23_wide_xt.mtx" \
+    --trans T --alpha 0.1 --beta -3 --y "$data/l23_wide_yt.mtx"
+  EXPECT=expected_l23_x_ill40.mtx same trsv "$data/l23_ill40.mtx" "$data/l23_ill40_b.mtx" + --block 3
+}
+np2() {
+  # 4099 entries: 2050 + 2049.
+  same dot "$data/big_x.mtx" "$data/big_y.mtx" + --local-backend omp --threads 2
+  EXPECT=expected_l23_gemv_wide.mtx OUT=y.mtx same gemv "$data/l23_wide_a.mtx" \
+    "$data/l23_wide_x.mtx" --alpha 0.1 --beta -3 --y "$data/l23_wide_y.mtx"
+  # A bad entry in rank 1's half (entries 5..9), and one more after it.
+  vector v10.mtx 10 3
+  bad b1.mtx v10.mtx 6 1.5e
+  bad b10.mtx b1.mtx 8 x
+  error 1 sum b10.mtx
+  mpi_error "^exala: error: option '--method naive' does not apply to '--backend mpi'" \
+    trsv "$data/l23_ill40.mtx" "$data/l23_ill40_b.mtx" --method naive
+}
+np3() {
+  # 2 entries over 3 ranks: rank 2 has none.
+  same asum "$data/two.mtx"
+  # gemv T on A 6 x 2: A^T's 2 rows over 3 ranks.
+  matrix a62.mtx 6 2 5
+  vector x6.mtx 6 6
+  vector y2.mtx 2 7
+  same gemv a62.mtx x6.mtx --trans T --y y2.mtx --beta 0.5 + --local-backend simd
+  triangular t13.mtx 13 8
+  vector b13.mtx 13 9
+  same trsv t13.mtx b13.mtx --uplo U --trans T --rounding down + --block 1
+}
+np4() {
+  # 3 entries over 4 ranks, a tie decided by a far sticky bit.
+  same sum "$data/tie_sticky.mtx"
+  # gemv N on A 5 x 3: 3 columns over 4 ranks.
+  matrix a53.mtx 5 3 10
+  vector x3.mtx 3 11
+  same gemv a53.mtx x3.mtx --alpha -2 + --local-backend reference
+  triangular t9.mtx 9 12
+  vector b9.mtx 9 13
+  same trsv t9.mtx b9.mtx --diag U --rounding up + --block 2
+  # --block 2: rows 4-5 are rank 2's, rows 2-3 rank 1's. The first bad
+  # value (4: row 4) is rank 2's; rank 1's (11: row 2) comes later in the
+  # file: the line reported is rank 2's, as one process reports it.
+  bad tb1.mtx t9.mtx 11 0x1q
+  bad tb.mtx tb1.mtx 4 nope
+  error 2 trsv tb.mtx b9.mtx + --block 2
+}
+
+# Long: every command at this rank count, more shapes, every local backend.
+sweep() {
+  local lb
+  vector v1.mtx 1 1
+  vector v5.mtx 5 2
+  vector v4099.mtx 4099 3
+  vector w4099.mtx 4099 4
+  for f in v1.mtx v5.mtx v4099.mtx "$data/tie.mtx" "$data/tie_odd.mtx" "$data/subnormal.mtx" \
+           "$data/inf_minus_inf.mtx" "$data/neg_zero.mtx" "$data/empty_matrix.mtx"; do
+    same sum "$f"
+    same asum "$f"
+  done
+  same sum "$data/one_minus_one.mtx" --rounding down
+  for lb in reference simd omp; do
+    same dot v4099.mtx w4099.mtx + --local-backend "$lb" --threads 2
+  done
+  matrix a.mtx 11 7 5
+  vector x7.mtx 7 6
+  vector x11.mtx 11 7
+  vector y11.mtx 11 8
+  vector y7.mtx 7 9
+  same gemv a.mtx x7.mtx
+  same gemv a.mtx x7.mtx --y y11.mtx --alpha 3 --beta -0.25 --rounding zero
+  same gemv a.mtx x11.mtx --trans T
+  same gemv a.mtx x11.mtx --trans T --y y7.mtx --beta 2 + --local-backend omp
+  triangular t.mtx 37 10
+  vector b.mtx 37 11
+  local ul tr dg nb
+  for ul in L U; do for tr in N T; do for dg in N U; do
+    for nb in 1 5 256; do
+      same trsv t.mtx b.mtx --uplo $ul --trans $tr --diag $dg + --block $nb
+    done
+  done; done; done
+  EXPECT=expected_l23_x_ill120.mtx same trsv "$data/l23_ill120.mtx" "$data/l23_ill120_b.mtx" + --block 7
+  # Errors everywhere in the files.
+  error 0 trsv "$data/l23_singular.mtx" "$data/l23_ones2.mtx"
+  error any sum "$data/too_few.mtx"
+  error any sum "$data/too_many.mtx"
+  error 0 dot v5.mtx v1.mtx
+  error 0 gemv a.mtx x11.mtx
+  error 0 sum "$data/coordinate.mtx"
+  error 0 sum no_such_file.mtx
+  if [ "$np" -gt 1 ]; then
+    bad vb.mtx v4099.mtx 4098 "--"
+    error $((np - 1)) sum vb.mtx
+  fi
+}
+
+# solve --workdir and solve A B: the same solution file as one process.
+solve() {
+  local f="--stripe 32 --substripe 16"
+  "$exala" generate dense --n 240 --seed 3 --workdir wd --stripe 50 --quiet || fail "generate"
+  OUT=x.mtx same solve --workdir wd $f --cache 600K --quiet
+  [ -d wd/mpi/rank-$((np - 1)) ] || fail "no rank work directory wd/mpi/rank-$((np - 1))"
+  # Progress and summary from rank 0 only.
+  parallel solve --workdir wd $f --cache 600K --restart --progress-interval 0 -o x2.mtx \
+    --rank-workdir "rw/r%r"
+  [ "$mrc" -eq 0 ] || { show m.err; fail "exit status $mrc"; }
+  [ "$(grep -c '^exala: solved n = 240' m.err)" -eq 1 ] || { show m.err; fail "not one summary"; }
+  [ -d rw/r0 ] || fail "--rank-workdir rw/r%r made no rw/r0"
+  cmp single_x.mtx x2.mtx || fail "x2.mtx differs"
+  # In core, from Matrix Market files.
+  awk 'BEGIN { srand(21); n = 150; print "%%MatrixMarket matrix array real general"; print n, n
+    for (j = 0; j < n; j++) for (i = 0; i < n; i++) printf "%.17g\n", rand() - 0.5 }' >a.mtx
+  matrix b.mtx 150 2 22
+  OUT=xi.mtx same solve a.mtx b.mtx $f --quiet
+}
+
+# A run that fails on a full disk (EXALA_FAULT_WRITE_BYTES on every rank)
+# stops every rank with one error line; the rerun resumes and gives the
+# uninterrupted run's bits.
+resume() {
+  local f="--stripe 32 --substripe 16 --cache 300K"
+  "$exala" generate dense --n 320 --seed 4 --workdir wd --stripe 40 --quiet || fail "generate"
+  "$exala" solve --workdir wd $f --quiet -o x_ref.mtx || fail "single-process solve"
+  # (1.2 MB a rank: a few pivot groups are done when a write fails.)
+  echo "+ EXALA_FAULT_WRITE_BYTES=1200000 mpirun -np $np exala solve --workdir wd $f (must fail)"
+  EXALA_FAULT_WRITE_BYTES=1200000 parallel solve --workdir wd $f --quiet -o x.mtx
+  [ "$mrc" -eq 2 ] || { show m.err; fail "exit status $mrc, expected 2"; }
+  one_error_line m.err | grep -E "no space left on device" || fail "not the full disk"
+  [ ! -e x.mtx ] || fail "a failed run wrote x.mtx"
+  parallel solve --workdir wd $f -o x.mtx
+  [ "$mrc" -eq 0 ] || { show m.err; fail "rerun: exit status $mrc"; }
+  cat m.err
+  grep -Eq "resumed \([1-9][0-9]* pivot groups? (was|were) already done\)" m.err ||
+    fail "not resumed"
+  cmp x_ref.mtx x.mtx || fail "the resumed solution differs"
+}
+
+# SIGKILL of the whole mpirun job mid-factorization, then a rerun: the same
+# bits (long).
+kill_resume() {
+  local f="--stripe 64 --substripe 32 --cache 4M"
+  "$exala" generate dense --n 1600 --seed 5 --workdir wd --stripe 100 --quiet || fail "generate"
+  "$exala" solve --workdir wd $f --quiet -o x_ref.mtx || fail "single-process solve"
+  local k killed=0
+  for k in 1 2 3; do
+    setsid "$mpiexec" -np "$np" --oversubscribe "$exala" solve --workdir wd $f --backend mpi \
+      --progress-interval 0 -o x.mtx >/dev/null 2>run.txt &
+    local pid=$!
+    local first="" pct line
+    while kill -0 "$pid" 2>/dev/null; do
+      line=$(grep -E '^exala: factor: step' run.txt | tail -n 1)
+      pct=$(printf '%s\n' "$line" | sed -nE 's/^[^(]*\(([0-9]+)\..*/\1/p')
+      if [ -n "$pct" ]; then
+        [ -n "$first" ] || first=$pct
+        [ "$pct" -lt $((first + 10 + 5 * k)) ] || break
+      fi
+      sleep 0.05
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -KILL -- "-$pid" 2>/dev/null
+      killed=$((killed + 1))
+      echo "run $k killed at: $line"
+    fi
+    wait "$pid" 2>/dev/null
+  done
+  [ "$killed" -ge 1 ] || fail "no run was killed"
+  parallel solve --workdir wd $f -o x.mtx
+  [ "$mrc" -eq 0 ] || { show m.err; fail "final run: exit status $mrc"; }
+  cat m.err
+  grep -Eq "resumed \(" m.err || fail "not resumed"
+  cmp x_ref.mtx x.mtx || fail "the resumed solution differs"
+}
+
+"$mode"
+echo "ok"
