@@ -11,6 +11,20 @@
 // receives in exala::stripe_lu: apply_pivot_stripe by pivot stripes 0..J-1 in
 // that order, then factor_stripe_local; forward_stripe / backward_stripe on
 // the same y values. Broadcasts only move bits. Hence the same bits.
+//
+// Engines: each rank makes its own - the CPU engine, or a device engine that
+// the gpu layer registered ("cuda": a program linking exala::gpu_cuda and
+// including <exala/cuda.hpp>). On a device engine the rank's pivot stripes of
+// the current group (its own, factored there, and the received broadcasts)
+// sit in the device's pivot slots and its later stripes are streamed through
+// its target slots (solvers/src/stripe/device_driver.hpp), so every stripe
+// gets the engine calls, with the sizes, leading dimensions and alignments, of
+// the single-process run on that engine: the same bits as exala::stripe_lu
+// with engine "cuda" and the same (S, S'). The intended layout is one rank
+// per GPU (CUDA_VISIBLE_DEVICES set per rank by the launcher, or
+// EXALA_CUDA_DEVICE); ranks sharing a GPU work (each its own CUDA context)
+// but share its memory and time. Every rank's device must be the same model
+// (cuBLAS/cuSOLVER bits depend on it): checked by name.
 #pragma once
 
 #include <mpi.h>
@@ -26,6 +40,7 @@
 
 #include "exala/mpi.hpp"
 #include "stripe/cache.hpp"
+#include "stripe/device_driver.hpp"
 #include "stripe/engine.hpp"
 #include "stripe/kernels.hpp"
 #include "stripe/store.hpp"
@@ -80,6 +95,19 @@ struct same_item {
 void agree_same(MPI_Comm comm, std::size_t count,
                 const std::function<std::vector<same_item>()>& local);
 
+// This rank's factorization engine for opt.engine: the CPU engine, or the
+// device engine of that name (exala::not_compiled_in, with the single-process
+// message, when the program did not register it). Collective: made inside an
+// agreement, so a rank without a device makes every rank throw; for a device
+// engine the ranks also agree that their devices have the same name (model
+// and memory).
+struct rank_engine {
+  std::unique_ptr<st::dense_engine> cpu;
+  std::unique_ptr<st::device_engine> dev;
+  st::dense_engine& get() { return dev ? *dev : *cpu; }
+};
+rank_engine make_rank_engine(MPI_Comm comm, const stripe_lu_options& opt);
+
 // checksum64 of an n x nrhs column-major matrix (ld): replicated data check.
 std::uint64_t matrix_checksum(i64 n, i64 nrhs, const double* a, i64 ld);
 
@@ -117,6 +145,10 @@ struct stripe_lu::impl {
   // Out of core: the shared system (read only) and this rank's store.
   std::optional<dist::st::store> sys, rs;
   std::string rank_dir;
+  // Out of core: the factorization's engine, made before the rank copies its
+  // stripes (a missing engine or device fails before that work); moved into
+  // factor_out_of_core, which releases it.
+  dist::rank_engine ooc_engine;
 
   explicit impl(MPI_Comm c);
   ~impl();
@@ -137,6 +169,7 @@ struct stripe_lu::impl {
   void finish_report(double seconds, double resumed_flops);
 
   void factor_in_memory();
+  void factor_in_memory_device(dist::st::device_engine& e);
   // stripe_ooc.cpp
   void open_out_of_core(const std::vector<std::string>& system, const std::string& rank_workdir);
   void factor_out_of_core();

@@ -10,6 +10,12 @@
 //     outcome, a singular pivot included, is broadcast), MPI_Bcast of the
 //     factored rows' columns [J*S, n), agree around every rank's
 //     elimination of J from its later stripes;
+//   factor on a device engine ("cuda"), by pivot groups of m stripes: for
+//     each member J, owner_step (the owner uploads stripe J into pivot slot
+//     J - first, where the device eliminates the group's earlier members and
+//     factors it), MPI_Bcast of its columns [J*S, n) (the other ranks upload
+//     them into the same slot); then agree around every rank's sweep of its
+//     later stripes through the device;
 //   solve, for J up then down: owner_step (permute + forward_stripe, or
 //     backward_stripe, on the owner), MPI_Bcast of y_J;
 //   residual: agree around every rank's exala::gemv of its stripes' rows,
@@ -22,7 +28,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <optional>
 
 #include "exala/blas2.hpp"
 #include "stripe_dist.hpp"
@@ -138,6 +146,27 @@ void agree_same(MPI_Comm comm, std::size_t count,
   });
 }
 
+rank_engine make_rank_engine(MPI_Comm comm, const stripe_lu_options& opt) {
+  rank_engine f;
+  if (opt.engine == "cpu") {
+    detail::agree(comm, [&] { f.cpu = st::make_cpu_engine(opt.threads); });
+    return f;
+  }
+  // Every rank passed the same engine name (option_items); each makes its
+  // own device engine (its own CUDA context and device).
+  agree_same(comm, 1, [&] {
+    f.dev = st::make_device_engine(opt.engine, opt.threads);
+    if (!f.dev)
+      throw not_compiled_in("the stripe LU engine '" + opt.engine +
+                            "' (build with CUDA, link exala::gpu_cuda and include <exala/cuda.hpp>)");
+    const std::string dn = f.dev->device_name();
+    return std::vector<same_item>{
+        {"engine", st::checksum64(dn.data(), dn.size()), same_item::data,
+         " device model: this rank's is '" + dn + "' (the engine's bits depend on the GPU model)"}};
+  });
+  return f;
+}
+
 std::uint64_t matrix_checksum(i64 n, i64 nrhs, const double* a, i64 ld) {
   std::uint64_t h = 0x6d70695f72687321ull;
   if (n <= 0 || a == nullptr) return h;
@@ -205,10 +234,6 @@ void check_options(const stripe_lu_options& o) {
     throw invalid_argument("pivot", "the distributed stripe LU pivots locally only (global partial "
                                     "pivoting would need the whole matrix on one rank): use "
                                     "pivoting::local, or exala::stripe_lu on one process");
-  if (o.engine == "cuda")
-    throw invalid_argument("engine", "'cuda' is not supported by the distributed stripe LU "
-                                     "(exala::mpi::stripe_lu) yet: use 'cpu', or exala::stripe_lu "
-                                     "on one process for the GPU engine");
 }
 
 // The options that decide the bits or the control flow: the same on every
@@ -340,9 +365,14 @@ void stripe_lu::impl::factor_in_memory() {
   rep.in_core = true;
   lu = a0;
   ipiv.assign(std::size_t(n), 0);
-  std::unique_ptr<st::dense_engine> e;
-  detail::agree(comm, [&] { e = st::make_cpu_engine(opt.threads); });
-  rep.engine = e->name();
+  rank_engine fe = make_rank_engine(comm, opt);
+  rep.engine = fe.get().name();
+  if (fe.dev) {
+    rep.device = fe.dev->device_name();
+    factor_in_memory_device(*fe.dev);
+    return;
+  }
+  st::dense_engine* e = fe.cpu.get();
   const double thr = threshold();
   progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
   pm.report(0, nullptr, true);
@@ -373,6 +403,105 @@ void stripe_lu::impl::factor_in_memory() {
     pm.done += factor_flops(n, c0, r);
     for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, c0, r, rows(I));
     pm.report(J + 1, nullptr, false);
+  }
+  finish_report(seconds_since(t0), 0);
+  pm.done = pm.total;
+  pm.report(N, nullptr, true);
+}
+
+// In memory on a device engine: pivot groups of m stripes, m the smallest
+// pivot-slot count over the ranks' devices, capped by opt.meta when given
+// (as the single process caps it) and otherwise by max(1, N / (4P)): the
+// members of a group are factored one after the other (each owner
+// eliminates the earlier members from its stripe on its device while the
+// others wait, about m P / N of the work), and the sweep, every rank
+// through its own device, is the parallel part; larger groups stream each
+// later stripe through the device fewer times. The grouping does not change
+// a bit (device_driver.hpp: fixed slot layout). Each own stripe J is
+// factored in a pivot slot after eliminating the group's earlier members,
+// then downloaded and broadcast; a received pivot is uploaded into the same
+// slot on the other ranks; a later stripe is streamed through a target slot
+// (its columns from the group's first diagonal column: the earlier ones
+// are final) once per group.
+void stripe_lu::impl::factor_in_memory_device(st::device_engine& e) {
+  const double thr = threshold();
+  // Received pivots land here (one buffer per slot), pinned like the own
+  // stripes so that the copies are asynchronous.
+  std::vector<std::vector<double>> recv;
+  struct unpin_at_exit {  // after recv: unpinned before it is freed
+    st::device_engine& e;
+    std::vector<void*> p;
+    ~unpin_at_exit() {
+      for (void* q : p) e.unpin(q);
+    }
+  } pinned{e, {}};
+  std::optional<st::device_stripes> ds;  // after `pinned`: synchronized before the unpinning
+  std::int64_t slots = N == 0 ? 1 : 0, mg = 1;
+  detail::agree(comm, [&] {
+    if (N == 0) return;
+    const auto tp = clock_type::now();
+    for (auto& s : lu)
+      if (e.pin(s.data(), s.size() * sizeof(double))) pinned.p.push_back(s.data());
+    rep.pin_seconds = seconds_since(tp);
+    const i64 cap = opt.meta > 0 ? opt.meta : std::max<i64>(1, N / (4 * i64(P)));
+    ds.emplace(e, n, S, Sp, thr, cap);
+    slots = ds->pivot_slots();
+  });
+  MPI_Allreduce(&slots, &mg, 1, MPI_INT64_T, MPI_MIN, comm);
+  detail::agree(comm, [&] {
+    if (N == 0 || P == 1) return;
+    const auto tp = clock_type::now();
+    recv.resize(std::size_t(mg));
+    for (auto& b : recv) {
+      b.assign(std::size_t(S * n), 0.0);
+      if (e.pin(b.data(), b.size() * sizeof(double))) pinned.p.push_back(b.data());
+    }
+    rep.pin_seconds += seconds_since(tp);
+  });
+  rep.meta = mg;
+  progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
+  pm.report(0, nullptr, true);
+  const auto t0 = clock_type::now();
+  // A failed upload of a received pivot: thrown at this rank's next step or
+  // agreement (never skipping a collective).
+  std::exception_ptr pending;
+  for (i64 first = 0; first < N; first += mg) {
+    const i64 last = std::min(N, first + mg);
+    for (i64 J = first; J < last; ++J) {
+      const int o = owner(J);
+      const i64 q = J - first, r = rows(J), c0 = J * S, count = r * (n - c0);
+      owner_step(comm, o, thr, [&] {
+        if (pending) std::rethrow_exception(pending);
+        const st::block h{lu[std::size_t(J / P)].data(), r, 0, n, r};
+        ds->upload_pivot(q, h, c0);
+        ds->factor(q, h, c0, ipiv.data() + c0);
+        ds->finish_group();  // h holds the factored stripe
+        note_pivots(h, c0);
+      });
+      double* pd = o == rank ? lu[std::size_t(J / P)].data() + c0 * r : recv[std::size_t(q)].data();
+      bcast_doubles(comm, o, pd, count);
+      if (o != rank && !pending) try {
+          ds->upload_pivot(q, {pd, r, c0, n, r}, c0);
+        } catch (...) {
+          pending = std::current_exception();
+        }
+      pm.done += factor_flops(n, c0, r);
+      for (i64 Q = first; Q < J; ++Q) pm.done += elim_flops(n, Q * S, rows(Q), r);
+      pm.report(J + 1, nullptr, false);
+    }
+    detail::agree(comm, [&] {
+      if (pending) std::rethrow_exception(pending);
+      const i64 c = first * S;  // columns [0, c) of a later stripe are final
+      for (i64 I = first_own(last); I < N; I += P) {
+        const i64 ri = rows(I);
+        ds->submit({lu[std::size_t(I / P)].data() + c * ri, ri, c, n, ri}, last - first);
+      }
+      ds->complete_all();
+      e.sync_all();  // the received pivots' uploads too: recv is free for the next group
+    });
+    for (i64 J = first; J < last; ++J)
+      for (i64 I = last; I < N; ++I) pm.done += elim_flops(n, J * S, rows(J), rows(I));
+    pm.report(last, nullptr, false);
   }
   finish_report(seconds_since(t0), 0);
   pm.done = pm.total;
@@ -628,6 +757,7 @@ stripe_lu::stripe_lu(MPI_Comm comm, const std::vector<std::string>& system,
     return option_items(opt);
   });
   s.opt = opt;
+  s.ooc_engine = make_rank_engine(s.comm, opt);
   s.open_out_of_core(system, rank_workdir);
   s.factor_out_of_core();
 }

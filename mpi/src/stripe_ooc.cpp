@@ -26,6 +26,16 @@
 // groups applied, k). The run restarts at the smallest k over all ranks;
 // factored pivots of the groups caught up are re-broadcast by their owners
 // from their lu_ files, unfactored ones are factored again (same bits).
+//
+// On a device engine ("cuda", one rank per GPU intended) the group's pivot
+// stripes sit in the rank's device pivot slots: the owner uploads its member
+// into slot J - first, where the device eliminates the earlier members and
+// factors it (device_stripes::factor), the other ranks upload the broadcast
+// into the same slot, and the sweep streams each own later stripe through
+// the device (two in flight, as in the single process). The same engine
+// calls per stripe as exala::stripe_lu out of core with that engine: the
+// same bits. The rank's device needs room for m pivot slots plus three
+// target slots (an invalid_argument naming meta otherwise, as one process).
 #include <mpi.h>
 
 #include <algorithm>
@@ -33,6 +43,7 @@
 #include <bit>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <limits>
 
@@ -195,14 +206,15 @@ void stripe_lu::impl::open_out_of_core(const std::vector<std::string>& system,
 
 void stripe_lu::impl::factor_out_of_core() {
   st::store& sto = *rs;
-  std::unique_ptr<st::dense_engine> eng;
+  rank_engine fe = std::move(ooc_engine);  // destroyed last: the device slots use it
+  st::dense_engine* eng = &fe.get();
+  if (fe.dev) rep.device = fe.dev->device_name();
   st::progress_record want{S, Sp, m, int(opt.pivot), "", 0};
   i64 gd_mine = 0;  // this rank's journal
   bool resumed_mine = false;
   std::vector<i64> k(std::size_t(N), 0);  // groups applied to own unfactored stripes
   std::vector<std::atomic<i64>> disk_k(static_cast<std::size_t>(N));
   detail::agree(comm, [&] {
-    eng = st::make_cpu_engine(opt.threads);
     want.engine = eng->name();
     auto have = sto.read_progress();
     if (have && opt.resume) {
@@ -296,6 +308,20 @@ void stripe_lu::impl::factor_out_of_core() {
   st::stripe_cache cache(cb, budget, opt.io_threads);
 
   const double thr = threshold();
+  // A device engine holds the group's m pivot stripes in device slots
+  // (declared after the cache: synchronized and freed before it).
+  std::optional<st::device_stripes> ds;
+  if (fe.dev)
+    detail::agree(comm, [&] {
+      ds.emplace(*fe.dev, n, S, Sp, thr, m);
+      if (ds->pivot_slots() < m)
+        throw invalid_argument("meta", "groups of " + std::to_string(m) + " stripes do not fit on " +
+                                           fe.dev->device_name() + " (room for " +
+                                           std::to_string(ds->pivot_slots()) + "): give a smaller meta");
+    });
+  // A failed upload of a received pivot: thrown at this rank's next step or
+  // agreement (never skipping a collective).
+  std::exception_ptr pending;
   double resumed_flops = 0;
   for (i64 J = 0; J < N; ++J)
     if (factored(J)) {
@@ -364,6 +390,7 @@ void stripe_lu::impl::factor_out_of_core() {
       std::vector<double>& pd = piv_data[std::size_t(J - first)];
       pd.resize(std::size_t(count));
       owner_step(comm, o, thr, [&] {
+        if (pending) std::rethrow_exception(pending);
         if (factored(J)) {  // catching up after a resume: from its lu_ file
           sto.read_lu(J, r, J * S, n, pd.data(), r, nullptr);
           return;
@@ -385,10 +412,16 @@ void stripe_lu::impl::factor_out_of_core() {
                                          " starts");
         const st::block tb = view(b);
         for (i64 Q = first; Q < J; ++Q) {
-          st::apply_pivot_stripe(*eng, pivot_block(Q, first), Q * S, tb);
+          if (!ds) st::apply_pivot_stripe(*eng, pivot_block(Q, first), Q * S, tb);
           pm.done += elim_flops(n, Q * S, rows(Q), r);
         }
-        st::factor_stripe_local(*eng, tb, J * S, Sp, thr, pv.data());
+        if (ds) {  // eliminated by slots 0 .. J-first-1 and factored on the device
+          ds->upload_pivot(J - first, tb, J * S);
+          ds->factor(J - first, tb, J * S, pv.data());
+          ds->finish_group();  // tb holds the factored stripe
+        } else {
+          st::factor_stripe_local(*eng, tb, J * S, Sp, thr, pv.data());
+        }
         note_pivots(tb, J * S);
         pm.done += factor_flops(n, J * S, r);
         std::memcpy(pd.data(), tb.col(J * S), std::size_t(count) * 8u);
@@ -398,11 +431,47 @@ void stripe_lu::impl::factor_out_of_core() {
       });
       if (o == rank && !factored(J)) cache.discard(J);
       bcast_doubles(comm, o, pd.data(), count);
+      // Every rank's slot J - first holds the pivot (the owner's already
+      // does when it factored it there).
+      if (ds && (o != rank || factored(J)) && !pending) try {
+          ds->upload_pivot(J - first, pivot_block(J, first), J * S);
+        } catch (...) {
+          pending = std::current_exception();
+        }
     }
 
     // Sweep: eliminate the group from every own later stripe still behind.
     detail::agree(comm, [&] {
+      if (pending) std::rethrow_exception(pending);
+      // On a device engine up to two targets are in flight (uploaded,
+      // updated, downloaded asynchronously); a target is released once it
+      // is back.
+      struct in_flight {
+        i64 I;
+        st::cache_buffer* b;
+        i64 ticket;
+      };
+      std::vector<in_flight> flying;
+      auto retire = [&](const in_flight& f) {
+        ds->complete(f.ticket);
+        f.b->version = g + 1;
+        k[std::size_t(f.I)] = g + 1;
+        cache.release(f.I);
+      };
+      struct retire_at_exit {  // an exception must not leave transfers into released buffers
+        std::optional<st::device_stripes>& ds;
+        ~retire_at_exit() {
+          if (ds) try {
+              ds->complete_all();
+            } catch (...) {
+            }
+        }
+      } retire_guard{ds};
       for (i64 I : targets) {
+        if (flying.size() >= 2) {
+          retire(flying.front());
+          flying.erase(flying.begin());
+        }
         st::cache_buffer& b = timed_acquire(I);
         if (b.version != g) {
           cache.release(I);
@@ -410,13 +479,21 @@ void stripe_lu::impl::factor_out_of_core() {
                                          " groups, expected " + std::to_string(g));
         }
         const st::block tb = view(b);
-        for (i64 J = first; J < last; ++J) st::apply_pivot_stripe(*eng, pivot_block(J, first), J * S, tb);
-        b.version = g + 1;
-        k[std::size_t(I)] = g + 1;
-        cache.release(I);
+        if (ds) {
+          flying.push_back({I, &b, ds->submit(tb, last - first)});
+        } else {
+          for (i64 J = first; J < last; ++J) st::apply_pivot_stripe(*eng, pivot_block(J, first), J * S, tb);
+          b.version = g + 1;
+          k[std::size_t(I)] = g + 1;
+          cache.release(I);
+        }
         const auto cs = cache.stats();
         pm.report(g, &cs, false);
       }
+      for (const in_flight& f : flying) retire(f);
+      flying.clear();
+      // The received pivots' uploads are done: piv_data is free for the next group.
+      if (ds) fe.dev->sync_all();
       if (g + 1 > gd_mine) {
         // This rank's members of groups <= g all have their lu_ files.
         want.groups_done = g + 1;

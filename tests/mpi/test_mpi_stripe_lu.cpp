@@ -305,10 +305,23 @@ BOOST_AUTO_TEST_CASE(in_memory_bad_input) {
   partial.pivot = exala::pivoting::partial;
   BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), partial); }) ==
              "arg:pivot");
+  // Engine "cuda" in a program that did not register it (this one does not
+  // link exala::gpu_cuda): the single process's not_compiled_in on every rank.
   auto cuda = base_options(8, 4);
   cuda.engine = "cuda";
-  BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), cuda); }) ==
-             "arg:engine");
+  {
+    const std::string want = outcome([&] { exala::stripe_lu ref(n, A.data(), n, cuda); });
+    BOOST_TEST(want.find("is not compiled in") != std::string::npos, want);
+    BOOST_TEST(outcome([&] {
+                 try {
+                   exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), cuda);
+                 } catch (const exala::not_compiled_in&) {
+                   throw;
+                 } catch (const std::exception& e) {
+                   throw std::runtime_error(std::string("not a not_compiled_in: ") + e.what());
+                 }
+               }) == want);
+  }
   // Solve arguments: a bad ldb, or a b that is not replicated, on the last
   // rank; afterwards the object still works (no rank was left behind).
   exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), base_options(8, 4));
@@ -491,6 +504,20 @@ BOOST_AUTO_TEST_CASE(out_of_core_bad_input) {
     });
     const std::string want = me == last ? "storage" : "remote:" + std::to_string(last);
     BOOST_TEST(got == want, "rank " << me << ": " << got);
+  }
+  // Engine "cuda" without the registered engine: not_compiled_in everywhere.
+  {
+    auto cuda = base_options(8, 4);
+    cuda.engine = "cuda";
+    const std::string got = outcome([&] {
+      try {
+        exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("wc"), cuda);
+      } catch (const exala::not_compiled_in& e) {
+        throw std::runtime_error(std::string("not_compiled_in: ") + e.what());
+      }
+    });
+    BOOST_TEST(got.rfind("other:not_compiled_in: ", 0) == 0, "rank " << me << ": " << got);
+    BOOST_TEST(got.find("'cuda'") != std::string::npos, "rank " << me << ": " << got);
   }
   // A cache that cannot hold two working stripes beside the pivots.
   auto small = base_options(8, 4);
