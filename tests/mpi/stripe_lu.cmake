@@ -6,3 +6,29 @@
 exala_mpi_test_executable(test_mpi_stripe_lu mpi/test_mpi_stripe_lu.cpp)
 target_include_directories(test_mpi_stripe_lu PRIVATE ${PROJECT_SOURCE_DIR}/solvers/src)
 exala_add_mpi_suite(test_mpi_stripe_lu)
+
+# The distributed stripe LU on a device engine against the single-process run
+# on the same engine, bit for bit, from one source (test_mpi_stripe_cuda.cpp):
+# - test_mpi_stripe_fakedev: a fake device engine in host memory registered
+#   as "cuda" by the test itself (the device driver path, every build, CI):
+#   -np 1..4, labels unit and mpi;
+# - test_mpi_stripe_cuda: the real CUDA engine (exala::gpu_cuda), -np 1 and 2
+#   (the ranks may share one GPU), labels cuda and mpi, not unit: CI has no
+#   GPU and runs -LE 'long|cuda'. On a GPU machine:
+#   ctest --test-dir <build> -L cuda -R mpi --output-on-failure
+exala_mpi_test_executable(test_mpi_stripe_fakedev mpi/test_mpi_stripe_cuda.cpp)
+target_compile_definitions(test_mpi_stripe_fakedev PRIVATE EXALA_TEST_FAKE_DEVICE=1)
+target_include_directories(test_mpi_stripe_fakedev PRIVATE ${PROJECT_SOURCE_DIR}/solvers/src)
+foreach(p 1 2 3 4)
+  exala_add_mpi_run(test_mpi_stripe_fakedev.np${p} NP ${p}
+                    COMMAND $<TARGET_FILE:test_mpi_stripe_fakedev>)
+endforeach()
+if(TARGET exala::gpu_cuda)
+  exala_mpi_test_executable(test_mpi_stripe_cuda mpi/test_mpi_stripe_cuda.cpp)
+  target_link_libraries(test_mpi_stripe_cuda PRIVATE exala::gpu_cuda)
+  target_include_directories(test_mpi_stripe_cuda PRIVATE ${PROJECT_SOURCE_DIR}/solvers/src)
+  foreach(p 1 2)
+    exala_add_mpi_run(test_mpi_stripe_cuda.np${p} NP ${p} TIMEOUT 900 LABELS "cuda;mpi"
+                      COMMAND $<TARGET_FILE:test_mpi_stripe_cuda>)
+  endforeach()
+endif()

@@ -1,0 +1,641 @@
+// test_mpi_stripe_cuda.cpp - the distributed stripe LU on the CUDA engine
+// (exala::mpi::stripe_lu with engine "cuda") against the single-process
+// exala::stripe_lu with engine "cuda", bit for bit, on every rank. Compared:
+// solves one column per call and all together, refined solutions and their
+// reports, the backward error, the stored system's refined solution; in
+// memory (pivot groups of 1, 3, the default and every stripe at once, a
+// graded ill-conditioned matrix) and out of core (small caches that evict,
+// meta-zigzag groups, S chosen from the cache, a finished run found again, a
+// run cut by a write fault and resumed). A zero pivot on rank 1's stripe
+// gives the single process's singular_pivot on every rank.
+//
+// Two builds of this source (tests/mpi/stripe_lu.cmake):
+// - test_mpi_stripe_cuda (labels cuda;mpi, -np 1 and 2, n up to 2000): links
+//   exala::gpu_cuda, the real engine; ranks may share one GPU. Run on a GPU
+//   machine only: without a device every case fails with the engine's error
+//   on every rank (no hang, no crash); `every_rank_has_a_device` says why.
+// - test_mpi_stripe_fakedev (EXALA_TEST_FAKE_DEVICE; labels unit;mpi, -np
+//   1..4, small n): registers under the name "cuda" a device engine that
+//   keeps its "device memory" in host memory (NaN-filled when allocated),
+//   performs downloads only when the driver synchronizes, and counts dense
+//   calls whose operands are not device memory. It runs the device driver
+//   path of the distributed LU (slots, groups, uploads of the broadcast
+//   pivots, sweeps, resume) in CI; its arithmetic is the CPU engine's, so
+//   the bits it checks are the driver's, not cuBLAS's.
+#define BOOST_TEST_MODULE exala_mpi_stripe_cuda
+#include "mpi_test_main.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "exala/mpi.hpp"
+#include "exala/stripe_lu.hpp"
+#include "stripe/store.hpp"
+#ifdef EXALA_TEST_FAKE_DEVICE
+#include <atomic>
+#include <limits>
+#include <map>
+#include <memory>
+
+#include "stripe/engine.hpp"
+#else
+#include "exala/cuda.hpp"  // registers the "cuda" engine
+#endif
+
+namespace t = exala_mpi_test;
+namespace fs = std::filesystem;
+using i64 = std::int64_t;
+
+#ifdef EXALA_TEST_FAKE_DEVICE
+namespace {
+
+namespace st = exala::detail::stripe;
+
+// What the fake devices of this process did.
+std::atomic<long> fake_dense_calls{0};    // dense_engine calls
+std::atomic<long> fake_foreign_calls{0};  // ... with an operand outside device memory
+std::atomic<long> fake_uploads{0};
+
+class fake_device final : public st::device_engine {
+ public:
+  explicit fake_device(int threads) : cpu_(st::make_cpu_engine(threads)) {}
+  ~fake_device() override {
+    for (auto& a : mem_) delete[] a.first;
+  }
+  std::string name() const override { return "cuda"; }
+  int threads() const override { return cpu_->threads(); }
+  std::string device_name() const override { return "fake device (host memory)"; }
+
+  void gemm_sub(i64 m, i64 n, i64 k, const double* a, i64 lda, const double* b, i64 ldb, double* c,
+                i64 ldc) override {
+    note(m > 0 && n > 0 && k > 0, {a, b, c});
+    cpu_->gemm_sub(m, n, k, a, lda, b, ldb, c, ldc);
+  }
+  void trsm_right_upper(i64 m, i64 k, const double* u, i64 ldu, double* b, i64 ldb) override {
+    note(m > 0 && k > 0, {u, b});
+    cpu_->trsm_right_upper(m, k, u, ldu, b, ldb);
+  }
+  void trsm_left_lower_unit(i64 k, i64 n, const double* l, i64 ldl, double* b, i64 ldb) override {
+    note(k > 0 && n > 0, {l, b});
+    cpu_->trsm_left_lower_unit(k, n, l, ldl, b, ldb);
+  }
+  void trsm_left_upper(i64 k, i64 n, const double* u, i64 ldu, double* b, i64 ldb) override {
+    note(k > 0 && n > 0, {u, b});
+    cpu_->trsm_left_upper(k, n, u, ldu, b, ldb);
+  }
+  i64 getrf(i64 m, i64 n, double* a, i64 lda, i64* ipiv) override {
+    note(m > 0 && n > 0, {a});
+    return cpu_->getrf(m, n, a, lda, ipiv);
+  }
+  void laswp(i64 ncols, double* a, i64 lda, i64 k1, i64 k2, const i64* ipiv) override {
+    note(ncols > 0 && k2 > k1, {a});
+    cpu_->laswp(ncols, a, lda, k1, k2, ipiv);
+  }
+  void read_diagonal(const double* a, i64 lda, i64 k, double* out) override {
+    note(k > 0, {a});
+    for (i64 j = 0; j < k; ++j) out[j] = a[j + j * lda];
+  }
+
+  std::size_t free_bytes() override { return std::size_t{4} << 30; }
+  double* alloc(std::size_t count, const char*) override {
+    double* p = new double[count];
+    std::fill(p, p + count, std::numeric_limits<double>::quiet_NaN());
+    mem_[p] = count;
+    return p;
+  }
+  void release(double* p) noexcept override {
+    const auto it = mem_.find(p);
+    if (it == mem_.end()) return;
+    delete[] it->first;
+    mem_.erase(it);
+  }
+  bool pin(void*, std::size_t) override { return true; }
+  void unpin(void*) noexcept override {}
+  void upload(const double* host, i64 ldh, double* dev, i64 ldd, i64 rows, i64 cols) override {
+    ++fake_uploads;
+    if (rows > 0 && cols > 0 && !inside(dev)) ++fake_foreign_calls;
+    copy(host, ldh, dev, ldd, rows, cols);
+  }
+  // Deferred until the driver synchronizes: a driver that reads host data
+  // before then reads the old values.
+  void download(const double* dev, i64 ldd, double* host, i64 ldh, i64 rows, i64 cols) override {
+    if (rows > 0 && cols > 0 && !inside(dev)) ++fake_foreign_calls;
+    std::vector<double> snap(std::size_t(rows * cols));
+    copy(dev, ldd, snap.data(), rows, rows, cols);
+    pending_.push_back({std::move(snap), host, ldh, rows, cols});
+  }
+  event record(queue) override { return next_event_ = (next_event_ + 1) % 4096; }
+  void wait(queue, event) override {}
+  void sync(event) override { flush(); }
+  void sync_all() override { flush(); }
+
+ private:
+  struct download_op {
+    std::vector<double> data;
+    double* host;
+    i64 ldh, rows, cols;
+  };
+  static void copy(const double* src, i64 lds, double* dst, i64 ldd, i64 rows, i64 cols) {
+    for (i64 c = 0; c < cols; ++c)
+      for (i64 r = 0; r < rows; ++r) dst[r + c * ldd] = src[r + c * lds];
+  }
+  void flush() {
+    for (auto& d : pending_) copy(d.data.data(), d.rows, d.host, d.ldh, d.rows, d.cols);
+    pending_.clear();
+  }
+  bool inside(const double* p) const {
+    auto it = mem_.upper_bound(const_cast<double*>(p));
+    if (it == mem_.begin()) return false;
+    --it;
+    return p >= it->first && p < it->first + it->second;
+  }
+  // A call that touches data (not an empty one, whose pointers may be one
+  // past a slot) must have device operands.
+  void note(bool touches, std::initializer_list<const double*> ops) {
+    ++fake_dense_calls;
+    if (!touches) return;
+    for (const double* p : ops)
+      if (!inside(p)) {
+        ++fake_foreign_calls;
+        return;
+      }
+  }
+
+  std::unique_ptr<st::dense_engine> cpu_;
+  std::map<double*, std::size_t> mem_;
+  std::vector<download_op> pending_;
+  event next_event_ = 0;
+};
+
+const bool fake_registered = [] {
+  st::register_device_engine("cuda", [](int threads) -> std::unique_ptr<st::device_engine> {
+    return std::make_unique<fake_device>(threads);
+  });
+  return true;
+}();
+
+}  // namespace
+constexpr bool fake = true;
+#else
+constexpr bool fake = false;
+#endif
+
+namespace {
+
+// The fake device's counters around a distributed run: every rank used its
+// device (uploads), every dense call had device operands, and a rank that
+// owns a stripe computed on its device.
+struct device_use {
+#ifdef EXALA_TEST_FAKE_DEVICE
+  long calls0 = fake_dense_calls, foreign0 = fake_foreign_calls, uploads0 = fake_uploads;
+#endif
+  void check(const std::string& what, bool owns_a_stripe) const {
+#ifdef EXALA_TEST_FAKE_DEVICE
+    BOOST_TEST_CONTEXT(what << ": the fake device on rank " << t::rank()) {
+      BOOST_TEST(fake_uploads > uploads0);
+      BOOST_TEST(fake_foreign_calls == foreign0);
+      if (owns_a_stripe) BOOST_TEST(fake_dense_calls > calls0);
+    }
+#else
+    (void)what;
+    (void)owns_a_stripe;
+#endif
+  }
+};
+
+// A matrix the same on every rank: entries uniform in [-0.5, 0.5]; graded:
+// column j scaled by 2^(-40 j / n) (condition number ~ 1e12).
+std::vector<double> test_matrix(i64 n, std::uint64_t seed, bool graded = false) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  std::vector<double> a(std::size_t(n * n));
+  for (i64 j = 0; j < n; ++j)
+    for (i64 i = 0; i < n; ++i)
+      a[std::size_t(i + j * n)] = u(g) * (graded ? std::ldexp(1.0, -int(40 * j / std::max<i64>(n, 1))) : 1.0);
+  return a;
+}
+
+std::vector<double> test_rhs(i64 n, i64 nrhs, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> b(std::size_t(std::max<i64>(1, n) * nrhs), 0.0);
+  for (auto& v : b) v = u(g);
+  return b;
+}
+
+exala::mpi::row_source rows_of(const std::vector<double>& a, i64 n) {
+  return [&a, n](i64 r0, i64 rows, double* dst, i64 ld) {
+    for (i64 j = 0; j < n; ++j)
+      for (i64 i = 0; i < rows; ++i) dst[i + j * ld] = a[std::size_t(r0 + i + j * n)];
+  };
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * 8) == 0);
+}
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+struct results {
+  std::vector<double> x1;   // each column solved alone
+  std::vector<double> xm;   // all columns in one call
+  std::vector<double> xr;   // refined, one column per call
+  std::vector<double> xrm;  // refined, all columns in one call
+  std::vector<double> rr;   // the refine reports: steps, converged, before, after
+  double be = 0;            // backward error of xm
+};
+
+template <class LU>
+results solve_all(const LU& lu, i64 n, const std::vector<double>& B, i64 nrhs) {
+  const i64 ld = std::max<i64>(1, n);
+  results r;
+  r.x1 = B;
+  for (i64 c = 0; c < nrhs; ++c) lu.solve(1, r.x1.data() + c * ld, ld);
+  r.xm = B;
+  lu.solve(nrhs, r.xm.data(), ld);
+  r.xr.assign(B.size(), 0.0);
+  auto note = [&](const exala::refine_report& q) {
+    r.rr.insert(r.rr.end(), {double(q.steps), double(q.converged), q.backward_error_before,
+                             q.backward_error_after});
+  };
+  for (i64 c = 0; c < nrhs; ++c)
+    note(lu.solve_refined(1, B.data() + c * ld, ld, r.xr.data() + c * ld, ld, 10));
+  r.xrm.assign(B.size(), 0.0);
+  note(lu.solve_refined(nrhs, B.data(), ld, r.xrm.data(), ld, 10));
+  r.be = lu.backward_error(nrhs, B.data(), ld, r.xm.data(), ld);
+  return r;
+}
+
+// factors_only: the unrefined solutions only (in core the single process
+// computes ||A||_inf itself, out of core it reads the stored one: the
+// refinement's stopping may differ).
+void check_same(const results& got, const results& want, const std::string& what,
+                bool factors_only = false) {
+  BOOST_TEST_CONTEXT(what << " on rank " << t::rank() << " of " << t::size()) {
+    BOOST_TEST(same_bits(got.x1, want.x1));
+    BOOST_TEST(same_bits(got.xm, want.xm));
+    if (factors_only) return;
+    BOOST_TEST(same_bits(got.xr, want.xr));
+    BOOST_TEST(same_bits(got.xrm, want.xrm));
+    BOOST_TEST(same_bits(got.rr, want.rr));
+    BOOST_TEST(same_bits(got.be, want.be));
+  }
+}
+
+void bcast(std::vector<double>& v) {
+  std::uint64_t len = v.size();
+  MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  v.resize(len);
+  if (len > 0) MPI_Bcast(v.data(), int(len), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+void bcast(results& r) {
+  for (auto* v : {&r.x1, &r.xm, &r.xr, &r.xrm, &r.rr}) bcast(*v);
+  MPI_Bcast(&r.be, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+
+// What a call did on this rank: "ok", "remote:<rank>", "arg:<name>",
+// "singular:<message>", "storage", or "other:<message>".
+std::string outcome(const std::function<void()>& f) {
+  try {
+    f();
+    return "ok";
+  } catch (const exala::mpi::remote_error& e) {
+    return "remote:" + std::to_string(e.rank());
+  } catch (const exala::invalid_argument& e) {
+    return "arg:" + e.argument();
+  } catch (const exala::singular_pivot& e) {
+    return std::string("singular:") + e.what();
+  } catch (const exala::storage_error&) {
+    return "storage";
+  } catch (const std::exception& e) {
+    return std::string("other:") + e.what();
+  }
+}
+
+// A fresh directory under /tmp, the same name on every rank, removed (by
+// rank 0, after a barrier) at the end of the scope.
+struct temp_dir {
+  fs::path path;
+  explicit temp_dir(const std::string& tag) {
+    static int counter = 0;
+    long long pid = t::rank() == 0 ? (long long)getpid() : 0;
+    MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    path = fs::temp_directory_path() /
+           ("exala_mpi_cuda_" + std::to_string(pid) + "_" + std::to_string(counter++) + "_" + tag);
+    if (t::rank() == 0) {
+      fs::remove_all(path);
+      fs::create_directories(path);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  ~temp_dir() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (t::rank() == 0) {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  }
+  std::string sub(const std::string& name) const { return (path / name).string(); }
+  std::string rank_dir(const std::string& name) const {
+    return (path / (name + "_rank" + std::to_string(t::rank()))).string();
+  }
+};
+
+// generate_dense_system on rank 0; true on every rank when it worked.
+bool generate(const std::string& dir, i64 n, i64 nrhs, std::uint64_t seed, i64 file_stripe,
+              double cond) {
+  bool ok = true;
+  if (t::rank() == 0) {
+    try {
+      exala::generate_dense_system({dir}, n, nrhs, seed, file_stripe, cond, true);
+    } catch (const std::exception& e) {
+      BOOST_TEST_MESSAGE("generate failed: " << e.what());
+      ok = false;
+    }
+  }
+  return t::all_ranks(ok);
+}
+
+exala::stripe_lu_options cuda_options(i64 S, i64 Sp) {
+  exala::stripe_lu_options o;
+  o.stripe = S;
+  o.substripe = Sp;
+  o.engine = "cuda";
+  o.threads = 1;
+  o.io_threads = 1;
+  o.checkpoint_interval_s = 0;
+  return o;
+}
+
+// Runs `f` (collective calls only: every rank throws or none), reporting an
+// exception as a failure on this rank; true when it returned.
+bool run(const std::string& what, const std::function<void()>& f) {
+  const std::string r = outcome(f);
+  BOOST_TEST(r == "ok", what << " on rank " << t::rank() << ": " << r);
+  return r == "ok";
+}
+
+// In memory: the distributed LU against the single process in core, both on
+// the CUDA engine.
+void check_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t seed, bool graded,
+                     const std::string& what) {
+  const auto A = test_matrix(n, seed, graded);
+  const auto B = test_rhs(n, 2, seed + 1);
+  results want;
+  exala::stripe_lu_report want_rep;
+  // Local (not collective): combine the verdicts before going on.
+  const bool ref_ok = run(what + ": one process", [&] {
+    exala::stripe_lu ref(n, A.data(), n, opt);
+    want = solve_all(ref, n, B, 2);
+    want_rep = ref.report();
+  });
+  if (!t::all_ranks(ref_ok)) return;
+  run(what + ": distributed", [&] {
+    const device_use use;
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
+    use.check(what, t::rank() * want_rep.stripe < n);
+    check_same(solve_all(lu, n, B, 2), want, what);
+    const auto& rp = lu.report();
+    BOOST_TEST_CONTEXT(what << " report on rank " << t::rank()) {
+      BOOST_TEST(rp.engine == "cuda");
+      BOOST_TEST(!rp.device.empty());
+      BOOST_TEST(rp.device == want_rep.device);
+      BOOST_TEST(rp.in_core);
+      BOOST_TEST(rp.stripe == want_rep.stripe);
+      BOOST_TEST(rp.substripe == want_rep.substripe);
+      // The pivot groups: meta when given (every device here has room).
+      const i64 N = (n + rp.stripe - 1) / rp.stripe;
+      BOOST_TEST(rp.meta >= 1);
+      if (opt.meta > 0) BOOST_TEST(rp.meta == std::min(opt.meta, N));
+      BOOST_TEST(same_bits(rp.min_pivot_ratio, want_rep.min_pivot_ratio));
+    }
+  });
+}
+
+}  // namespace
+
+#ifndef EXALA_TEST_FAKE_DEVICE
+BOOST_AUTO_TEST_CASE(every_rank_has_a_device) {
+  const int d = exala::cuda::device_count();
+  BOOST_TEST(t::all_ranks(d > 0), "rank " << t::rank() << " sees " << d
+                                          << " CUDA device(s): these tests need a GPU");
+}
+#endif
+
+BOOST_AUTO_TEST_CASE(in_memory_matches_single_process) {
+  // Default groups (max(1, N / 4P) stripes), one stripe per group, groups of
+  // 3, one group holding every stripe (its members factored in turn, no
+  // sweep), and an ill-conditioned matrix whose refinement takes steps. The
+  // fake device runs the same shapes at a tenth of the size.
+  const i64 k = fake ? 10 : 1;
+  check_in_memory(300 / k, cuda_options(64 / k, 16 / k), 1, false, "n = 300/k, S = 64/k");
+  {
+    auto o = cuda_options(48 / k, 16 / k);
+    o.meta = 1;
+    check_in_memory(517 / k, o, 2, false, "n = 517/k, S = 48/k, groups of 1");
+  }
+  {
+    auto o = cuda_options(48 / k, 16 / k);
+    o.order = exala::stripe_order::meta_zigzag;
+    o.meta = 3;
+    check_in_memory(517 / k, o, 3, false, "n = 517/k, S = 48/k, groups of 3");
+  }
+  {
+    auto o = cuda_options(256 / k, 64 / k);
+    o.order = exala::stripe_order::meta_zigzag;
+    o.meta = 8;
+    check_in_memory(2000 / k, o, 4, false, "n = 2000/k, S = 256/k, one group of 8");
+  }
+  check_in_memory(1000 / k, cuda_options(96 / k, 32 / k), 5, false, "n = 1000/k, S = 96/k");
+  check_in_memory(700 / k, cuda_options(100 / k, 25 / k), 6, true, "graded n = 700/k (cond ~1e12)");
+  // Three stripes: with 4 ranks one holds none (it only receives pivots).
+  check_in_memory(fake ? 20 : 300, cuda_options(fake ? 8 : 128, fake ? 4 : 32), 7, false,
+                  "3 stripes");
+  // n = 0: nothing to factor; solves leave b alone.
+  run("n = 0", [&] {
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, 0, {}, cuda_options(0, 0));
+    BOOST_TEST(lu.n() == 0);
+    BOOST_TEST(lu.report().engine == "cuda");
+    std::vector<double> b{1.0, 2.0};
+    lu.solve(2, b.data(), 1);
+    BOOST_TEST(b[0] == 1.0);
+    BOOST_TEST(b[1] == 2.0);
+  });
+}
+
+BOOST_AUTO_TEST_CASE(in_memory_singular_pivot_everywhere) {
+  // Stripe 1 (rank 1's when P > 1) has a zero row: the device meets an exact
+  // zero pivot; every rank throws the single process's singular_pivot.
+  const i64 n = fake ? 60 : 300, S = fake ? 12 : 64;
+  auto A = test_matrix(n, 11);
+  for (i64 j = 0; j < n; ++j) A[std::size_t(S + 5 + j * n)] = 0.0;
+  const auto opt = cuda_options(S, S / 4);
+  const std::string want = outcome([&] { exala::stripe_lu ref(n, A.data(), n, opt); });
+  BOOST_TEST(want.rfind("singular:", 0) == 0, want);
+  const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt); });
+  BOOST_TEST(got == want, "rank " << t::rank() << ": " << got);
+}
+
+namespace {
+
+// The distributed out-of-core LU of a generated system against the single
+// process out of core on the CUDA engine (rank 0, its own copy of the
+// system; results broadcast) and in core (every rank; unrefined solutions).
+// Then a second object on the same rank directories finds the finished run.
+void check_out_of_core(i64 n, i64 file_stripe, double cond, const exala::stripe_lu_options& opt,
+                       std::uint64_t seed, const std::string& what) {
+  temp_dir tmp("ooc");
+  if (!generate(tmp.sub("sys"), n, 1, seed, file_stripe, cond) ||
+      !generate(tmp.sub("ref"), n, 1, seed, file_stripe, cond)) {
+    BOOST_TEST(false, what << ": the system could not be generated");
+    return;
+  }
+  const auto B = test_rhs(n, 2, seed + 7);
+  results want;
+  std::vector<double> want_xs;
+  std::vector<double> stored(4, 0.0);
+  std::vector<double> sizes(3, 0.0);  // S, S', meta
+  bool ok = true;
+  if (t::rank() == 0)
+    ok = run(what + ": one process out of core", [&] {
+      exala::stripe_lu ref({tmp.sub("ref")}, opt);
+      want = solve_all(ref, n, B, 2);
+      const auto rs = ref.solve_stored(want_xs, 10);
+      stored = {double(rs.steps), double(rs.converged), rs.backward_error_before,
+                rs.backward_error_after};
+      sizes = {double(ref.report().stripe), double(ref.report().substripe), double(ref.report().meta)};
+    });
+  if (!t::all_ranks(ok)) return;
+  bcast(want);
+  bcast(want_xs);
+  bcast(stored);
+  bcast(sizes);
+  std::vector<double> A(std::size_t(n * n));
+  exala::stripe_system_reader(std::vector<std::string>{tmp.sub("sys")}).read_rows(0, n, A.data(), n);
+  auto core_opt = opt;
+  core_opt.stripe = i64(sizes[0]);
+  core_opt.substripe = i64(sizes[1]);
+  core_opt.meta = 0;
+  core_opt.order = exala::stripe_order::zigzag;
+  core_opt.cache_bytes = 0;
+  results want_core;
+  const bool core_ok = run(what + ": one process in core", [&] {
+    exala::stripe_lu ref(n, A.data(), n, core_opt);
+    want_core = solve_all(ref, n, B, 2);
+  });
+  if (!t::all_ranks(core_ok)) return;
+
+  const bool dist_ok = run(what + ": distributed", [&] {
+    const device_use use;
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), opt);
+    use.check(what, t::rank() * i64(sizes[0]) < n);
+    const results got = solve_all(lu, n, B, 2);
+    check_same(got, want, what + " vs one process out of core");
+    check_same(got, want_core, what + " vs one process in core", true);
+    std::vector<double> xs;
+    const auto rs = lu.solve_stored(xs, 10);
+    const auto& rp = lu.report();
+    BOOST_TEST_CONTEXT(what << " on rank " << t::rank()) {
+      BOOST_TEST(same_bits(xs, want_xs));
+      BOOST_TEST(same_bits(std::vector<double>{double(rs.steps), double(rs.converged),
+                                               rs.backward_error_before, rs.backward_error_after},
+                           stored));
+      BOOST_TEST(rp.engine == "cuda");
+      BOOST_TEST(!rp.device.empty());
+      BOOST_TEST(rp.stripe == i64(sizes[0]));
+      BOOST_TEST(rp.substripe == i64(sizes[1]));
+      BOOST_TEST(rp.meta == i64(sizes[2]));
+      BOOST_TEST(!rp.in_core);
+      BOOST_TEST(!rp.resumed);
+      if (opt.cache_bytes != 0) BOOST_TEST(rp.peak_cache_bytes <= opt.cache_bytes);
+    }
+  });
+  if (!dist_ok) return;  // every rank (the failure was agreed)
+  run(what + ": finished run found again", [&] {
+    exala::mpi::stripe_lu again(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), opt);
+    BOOST_TEST(again.report().resumed);
+    std::vector<double> x = B;
+    again.solve(2, x.data(), n);
+    BOOST_TEST(same_bits(x, want.xm), what << ": found again, rank " << t::rank());
+  });
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process) {
+  const i64 k = fake ? 4 : 1;  // the fake device: a quarter of the size
+  {
+    const i64 n = 600 / k, S = 64 / k;
+    auto o = cuda_options(S, S / 2);
+    o.cache_bytes = 4ull * S * n * 8;  // four stripes: evictions
+    check_out_of_core(n, 100 / k, 0, o, 1, "n = 600/k, S = 64/k, cache of 4 stripes");
+  }
+  {
+    const i64 n = 1200 / k, S = 128 / k;
+    auto o = cuda_options(S, S / 4);
+    o.order = exala::stripe_order::meta_zigzag;
+    o.meta = 3;
+    o.cache_bytes = 6ull * S * n * 8;
+    check_out_of_core(n, S, 0, o, 2, "n = 1200/k, S = 128/k, meta 3, cache of 6 stripes");
+  }
+  {
+    const i64 n = 332 / k;
+    auto o = cuda_options(0, 0);
+    o.cache_bytes = 8ull * n * 8 * (40 / k);  // S = 40/k from the cache (a multiple of the file's)
+    check_out_of_core(n, 20 / k, 1e8, o, 3, "n = 332/k, S from the cache, cond 1e8");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(out_of_core_resumes_after_a_write_fault) {
+  // A write fault on rank 1 (rank 0 alone) halfway through its factorization:
+  // every rank throws; the rerun catches up (factored pivots re-uploaded
+  // from their lu_ files, the others factored again on the device) and gives
+  // the bits of an uninterrupted run.
+  namespace st = exala::detail::stripe;
+  const int P = t::size(), me = t::rank();
+  const int faulty = P > 1 ? 1 : 0;
+  const i64 n = fake ? 160 : 800, S = fake ? 16 : 64;
+  auto opt = cuda_options(S, S / 2);
+  opt.order = exala::stripe_order::meta_zigzag;
+  opt.meta = 2;
+  opt.cache_bytes = 5ull * S * n * 8;
+  temp_dir tmp("kill");
+  if (!generate(tmp.sub("sys"), n, 1, 9, S, 0)) {
+    BOOST_TEST(false, "the system could not be generated");
+    return;
+  }
+  const std::vector<std::string> sys{tmp.sub("sys")};
+  const auto B = test_rhs(n, 1, 17);
+  results want;
+  std::int64_t written = 0;
+  if (!run("uninterrupted", [&] {
+        exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("a"), opt);
+        want = solve_all(lu, n, B, 1);
+        written = lu.report().bytes_written;
+      }))
+    return;
+  std::int64_t copy = 4096 + 4096;  // manifest, first progress record
+  for (i64 J = me; J * S < n; J += P) copy += 4096 + std::min(S, n - J * S) * n * 8;
+  if (me == faulty) st::inject_write_fault(copy + written / 2);
+  const std::string got =
+      outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("b"), opt); });
+  st::inject_write_fault(-1);
+  BOOST_TEST(got == (me == faulty ? std::string("storage") : "remote:" + std::to_string(faulty)),
+             "rank " << me << ": " << got);
+  run("resumed", [&] {
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("b"), opt);
+    BOOST_TEST_CONTEXT("resumed on rank " << me) {
+      BOOST_TEST(lu.report().resumed);
+      BOOST_TEST(lu.report().groups_resumed > 0);
+      BOOST_TEST(lu.report().bytes_written < written);
+      check_same(solve_all(lu, n, B, 1), want, "resumed vs uninterrupted");
+    }
+  });
+}
