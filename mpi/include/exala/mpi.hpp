@@ -180,6 +180,16 @@ using row_source = std::function<void(std::int64_t row0, std::int64_t rows, doub
 //
 // Local pivoting only (global partial pivoting would need the whole matrix on
 // one rank). Right-hand sides and solutions are replicated on every rank.
+//
+// Engines: "cpu", or "cuda" (a program linking exala::gpu_cuda): each rank
+// makes its own device engine; one rank per GPU is the intended layout
+// (CUDA_VISIBLE_DEVICES per rank), and every rank must report the same GPU
+// model (cuBLAS/cuSOLVER bits depend on it). In memory on "cuda", pivot
+// stripes go to the device in groups of up to `meta` (default max(1, N/(4P)));
+// report().meta gives the size used. The "cuda" path has been checked here
+// against a host-memory fake device only (no GPU was available); its bit
+// equality with the single-process cuda run is tested by the `cuda`-labelled
+// test_mpi_stripe_cuda, still to be run on a GPU.
 class stripe_lu {
  public:
   // In memory: every rank calls `rows` for the stripes it owns only.
