@@ -645,7 +645,8 @@ constexpr std::array command_options{
                    "hold at most SIZE bytes of A in memory (default 1GiB; several passes over "
                    "A when it is larger)"},
     command_option{"--cache", "SIZE", "solve",
-                   "host cache of stripes, out of core (default: half the physical memory)"},
+                   "host cache of stripes, out of core (default: half the physical memory; "
+                   "--backend mpi: a rank's, default that half shared by a node's ranks)"},
     command_option{"--substripe", "S'", "solve",
                    "rows of the substripes a pivot stripe is factored by (default min(S, 128))"},
     command_option{"--order", "O", "solve",
@@ -969,7 +970,9 @@ void print_help(std::ostream& os) {
         "(a block of entries or columns, the block rows of T, its stripes) and works on\n"
         "it with --local-backend; rank 0 alone writes the result, bit for bit the\n"
         "single-process one. solve --workdir DIR: each rank keeps its factorization in\n"
-        "--rank-workdir (default DIR/mpi/rank-%r) and a killed run resumes from there.\n"
+        "--rank-workdir (default DIR/mpi/rank-%r) and a killed run resumes from there;\n"
+        "its bits are those of one process with the same S (without --stripe, S\n"
+        "follows the cache, which is per rank: give --stripe to compare runs).\n"
         "An error on any rank ends every rank with status 2 and one line from rank 0.\n\n"
         "Exit status: 0 on success, 2 on any error (one line on standard error).\n";
 }

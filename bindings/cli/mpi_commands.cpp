@@ -724,9 +724,15 @@ solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settin
   const std::string mine = rank_dir(pattern, s.rank());
   const auto t0 = clock_type::now();
   s.agree([] {});  // every rank's options are fine
-  if (!r.options.has("--cache"))
-    st.opt.cache_bytes =
+  // The default cache: half the physical memory, shared by the ranks of a
+  // node, the same on every rank (the smallest), since the stripe height S
+  // chosen without --stripe depends on it. (One process alone would take
+  // the whole half: give --stripe, or --cache, for the same S and bits.)
+  if (!r.options.has("--cache")) {
+    const std::uint64_t budget =
         std::max<std::uint64_t>(physical_memory() / 2 / std::uint64_t(ranks_on_node()), 1);
+    MPI_Allreduce(&budget, &st.opt.cache_bytes, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  }
   std::optional<workdir_lock> system_lock, own_lock;
   s.agree([&] {
     for (const std::string& d : dirs) {
