@@ -464,6 +464,11 @@ BOOST_AUTO_TEST_CASE(bad_parameters) {
   BOOST_CHECK_THROW(solve_workdir(d.str(), o2), exala::storage_error);
   o2.resume = false;
   BOOST_CHECK_NO_THROW(solve_workdir(d.str(), o2));
+  // A new stripe height with S' left to the library does not inherit the
+  // journal's S' (32 > 8 would be refused as an argument): the journal
+  // mismatch is what gets named.
+  auto o3 = opts(8, 0);
+  BOOST_CHECK_THROW(solve_workdir(d.str(), o3), exala::storage_error);
   temp_dir empty("empty");
   BOOST_CHECK_THROW(exala::stripe_lu({empty.str()}, opts(16, 8)), exala::storage_error);
   BOOST_CHECK_THROW(exala::stripe_lu(std::vector<std::string>{}, opts(16, 8)), exala::invalid_argument);

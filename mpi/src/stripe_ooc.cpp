@@ -145,8 +145,10 @@ void stripe_lu::impl::open_out_of_core(const std::vector<std::string>& system,
     MPI_Allreduce(in_lo, lo, 4, MPI_INT64_T, MPI_MIN, comm);
     MPI_Allreduce(in_hi, hi, 4, MPI_INT64_T, MPI_MAX, comm);
     if (hi[0] == 1 && lo[1] == hi[1] && lo[2] == hi[2] && lo[3] == hi[3]) {
+      // S' only with its S (as the single-process stripe LU).
+      const bool same_stripe = opt.stripe == 0 || opt.stripe == lo[1];
       if (opt.stripe == 0) opt.stripe = lo[1];
-      if (opt.substripe == 0) opt.substripe = lo[2];
+      if (opt.substripe == 0 && same_stripe) opt.substripe = lo[2];
       if (opt.meta == 0 && opt.order == stripe_order::meta_zigzag) opt.meta = lo[3];
     }
   }

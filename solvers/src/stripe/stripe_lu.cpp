@@ -881,8 +881,11 @@ stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_o
   if (opt.resume) {
     // Parameters left to the library (0) follow a partial or finished run.
     if (auto have = s.store->read_progress()) {
+      // S' only with its S: a new S with S' left to the library gets the
+      // default S' (and the journal check below names the mismatch).
+      const bool same_stripe = s.opt.stripe == 0 || s.opt.stripe == have->stripe;
       if (s.opt.stripe == 0) s.opt.stripe = have->stripe;
-      if (s.opt.substripe == 0) s.opt.substripe = have->substripe;
+      if (s.opt.substripe == 0 && same_stripe) s.opt.substripe = have->substripe;
       if (s.opt.meta == 0 && s.opt.order == stripe_order::meta_zigzag) s.opt.meta = have->meta;
     }
   }
