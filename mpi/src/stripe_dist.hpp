@@ -41,6 +41,7 @@
 #include "exala/mpi.hpp"
 #include "stripe/cache.hpp"
 #include "stripe/device_driver.hpp"
+#include "stripe/driver_common.hpp"
 #include "stripe/engine.hpp"
 #include "stripe/kernels.hpp"
 #include "stripe/store.hpp"
@@ -51,18 +52,15 @@ namespace dist {
 
 namespace st = exala::detail::stripe;
 using i64 = std::int64_t;
-using clock_type = std::chrono::steady_clock;
-
-constexpr double unit_roundoff = 0x1p-53;
-constexpr i64 default_stripe = 1024;  // the single-process defaults (stripe_lu.cpp)
-constexpr i64 default_substripe = 128;
-
-double seconds_since(clock_type::time_point t0);
-// Flops of the LU (2/3 n^3), of eliminating pivot rows [r0, r0+s) from `rows`
-// rows, and of factoring a pivot stripe (the single-process progress units).
-double lu_flops(i64 n);
-double elim_flops(i64 n, i64 r0, i64 s, i64 rows);
-double factor_flops(i64 n, i64 r0, i64 rows);
+// The single-process driver's units, progress callbacks and size rules
+// (stripe/driver_common.hpp): one definition for both drivers.
+using st::clock_type;
+using st::elim_flops;
+using st::factor_flops;
+using st::lu_flops;
+using st::progress_meter;
+using st::seconds_since;
+using st::unit_roundoff;
 
 // MPI_Bcast of `count` doubles from `root`, in pieces of at most 2^28.
 void bcast_doubles(MPI_Comm comm, int root, double* p, i64 count);
@@ -110,20 +108,6 @@ rank_engine make_rank_engine(MPI_Comm comm, const stripe_lu_options& opt);
 
 // checksum64 of an n x nrhs column-major matrix (ld): replicated data check.
 std::uint64_t matrix_checksum(i64 n, i64 nrhs, const double* a, i64 ld);
-
-// Progress callbacks, as the single-process driver reports them.
-struct progress_meter {
-  const stripe_lu_options& opt;
-  std::string phase;
-  double total = 1, done = 0, start_done = 0;
-  i64 steps = 0;
-  clock_type::time_point t0 = clock_type::now(), last{};
-  st::io_counters* io = nullptr;
-  i64 read0 = 0, written0 = 0;
-  progress_meter(const stripe_lu_options& o, std::string ph, double tot, i64 nsteps,
-                 st::io_counters* c);
-  void report(i64 step, const st::cache_stats* cs, bool force);
-};
 
 }  // namespace dist
 

@@ -31,6 +31,7 @@
 
 #include "cache.hpp"
 #include "device_driver.hpp"
+#include "driver_common.hpp"
 #include "engine.hpp"
 #include "exala/blas2.hpp"
 #include "kernels.hpp"
@@ -43,36 +44,13 @@ using i64 = std::int64_t;
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-constexpr double unit_roundoff = 0x1p-53;
-constexpr i64 default_stripe = 1024;  // 0.99x dgetrf at n = 8000 (engine tests)
-constexpr i64 default_substripe = 128;
-
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-void check_options(const stripe_lu_options& o) {
-  if (o.stripe < 0) throw invalid_argument("stripe", "must be >= 0 (0 chooses), got " + std::to_string(o.stripe));
-  if (o.substripe < 0)
-    throw invalid_argument("substripe", "must be >= 0 (0 chooses), got " + std::to_string(o.substripe));
-  if (o.meta < 0) throw invalid_argument("meta", "must be >= 0 (0 chooses), got " + std::to_string(o.meta));
-  if (o.meta > 1 && o.order != stripe_order::meta_zigzag)
-    throw invalid_argument("meta", "groups of " + std::to_string(o.meta) +
-                                       " stripes need the meta-zigzag order");
-  if (o.threads < 0 || o.threads > 1024)
-    throw invalid_argument("threads", "must be in 0..1024, got " + std::to_string(o.threads));
-  if (o.io_threads < 0 || o.io_threads > 64)
-    throw invalid_argument("io_threads", "must be in 0..64, got " + std::to_string(o.io_threads));
-  if (!(o.pivot_threshold < 0) && !(o.pivot_threshold >= 0 && std::isfinite(o.pivot_threshold)))
-    throw invalid_argument("pivot_threshold", "must be a finite number (< 0 chooses)");
-  if (!(o.checkpoint_interval_s >= 0))
-    throw invalid_argument("checkpoint_interval_s", "must be >= 0");
-  if (!(o.progress_interval_s >= 0))
-    throw invalid_argument("progress_interval_s", "must be >= 0");
-  if (o.engine != "cpu" && o.engine != "cuda")
-    throw invalid_argument("engine", "must be 'cpu' or 'cuda' (got '" + o.engine + "')");
-}
+using st::clock_type;
+using st::unit_roundoff;
+using st::elim_flops;
+using st::factor_flops;
+using st::lu_flops;
+using st::progress_meter;
+using st::seconds_since;
 
 // The engine of the factorization: the CPU engine, or a device engine that
 // the gpu layer registered (nullptr device: the CPU engine).
@@ -99,62 +77,6 @@ factor_engine make_factor_engine(const stripe_lu_options& o) {
 // work on data that is in host memory).
 std::unique_ptr<st::dense_engine> make_engine(const stripe_lu_options& o) {
   return st::make_cpu_engine(o.threads);
-}
-
-// Flops of the LU (2/3 n^3), the unit of progress and rates.
-double lu_flops(i64 n) { return 2.0 / 3.0 * double(n) * double(n) * double(n); }
-
-// Flops of eliminating pivot rows [r0, r0+s) from `rows` rows (trsm + gemm).
-double elim_flops(i64 n, i64 r0, i64 s, i64 rows) {
-  return double(rows) * double(s) * double(s) + 2.0 * double(rows) * double(s) * double(n - r0 - s);
-}
-// Flops of factoring a pivot stripe of `rows` rows at r0 (~ LU of rows x (n - r0)).
-double factor_flops(i64 n, i64 r0, i64 rows) {
-  const double w = double(n - r0), r = double(rows);
-  return r * r * w - r * r * r / 3.0;
-}
-
-struct progress_meter {
-  const stripe_lu_options& opt;
-  std::string phase;
-  double total = 1, done = 0, start_done = 0;
-  i64 steps = 0;
-  clock_type::time_point t0 = clock_type::now(), last{};
-  st::io_counters* io = nullptr;
-  i64 read0 = 0, written0 = 0;
-
-  progress_meter(const stripe_lu_options& o, std::string ph, double tot, i64 nsteps,
-                 st::io_counters* c)
-      : opt(o), phase(std::move(ph)), total(tot), steps(nsteps), io(c) {
-    if (io) read0 = io->bytes_read, written0 = io->bytes_written;
-  }
-  void report(i64 step, const st::cache_stats* cs, bool force) {
-    if (!opt.on_progress) return;
-    const auto now = clock_type::now();
-    if (!force && std::chrono::duration<double>(now - last).count() < opt.progress_interval_s) return;
-    last = now;
-    stripe_lu_progress p;
-    p.phase = phase;
-    p.step = step;
-    p.steps = steps;
-    p.fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
-    p.elapsed_s = seconds_since(t0);
-    const double did = done - start_done;
-    p.gflops = p.elapsed_s > 0 ? did / p.elapsed_s * 1e-9 : 0;
-    p.eta_s = did > 0 ? p.elapsed_s * (total - done) / did : -1;
-    if (io && p.elapsed_s > 0) {
-      p.io_read_mbs = double(io->bytes_read - read0) / p.elapsed_s * 1e-6;
-      p.io_write_mbs = double(io->bytes_written - written0) / p.elapsed_s * 1e-6;
-    }
-    if (cs) p.cache_hits = cs->hits, p.cache_misses = cs->misses + cs->prefetched;
-    opt.on_progress(p);
-  }
-};
-
-double max_abs_col(i64 n, const double* x, i64 ldx, i64 c) {
-  double m = 0;
-  for (i64 i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i + c * ldx]));
-  return m;
 }
 
 }  // namespace
@@ -204,42 +126,10 @@ struct stripe_lu::impl {
   }
 };
 
+// The rules shared with the distributed driver (driver_common.hpp).
 void stripe_lu::impl::choose_sizes(bool out_of_core) {
-  S = opt.stripe;
-  if (S == 0) {
-    S = default_stripe;
-    if (out_of_core && opt.cache_bytes != 0) {
-      // At least 8 stripes' worth of active parts in the cache.
-      const double per_row = 8.0 * double(n);
-      S = std::clamp<i64>(i64(double(opt.cache_bytes) / 8.0 / per_row), 16, default_stripe);
-    }
-    // A multiple of the stored stripe height reads whole orig_ files (one
-    // read per column range, no staging copy).
-    if (out_of_core && file_stripe > 0 && S >= file_stripe) S = S / file_stripe * file_stripe;
-  }
-  S = std::max<i64>(1, std::min(S, std::max<i64>(n, 1)));
-  Sp = opt.substripe == 0 ? std::min(S, default_substripe) : opt.substripe;
-  if (Sp > S)
-    throw invalid_argument("substripe", std::to_string(Sp) + " exceeds the stripe height " +
-                                            std::to_string(S));
-  N = n == 0 ? 0 : (n + S - 1) / S;
-  m = 1;
-  if (opt.order == stripe_order::meta_zigzag) {
-    m = opt.meta;
-    if (m == 0) {
-      m = 4;
-      if (out_of_core && opt.cache_bytes != 0) {
-        const double stripe_bytes = 8.0 * double(S) * double(n);
-        // As many pivots as leave room for the stripe in use and two loads
-        // ahead: the I/O volume falls as 1/(S m) (n = 30000, 1 GiB: m = 3
-        // -> 5 cut the traffic from 91 GB to ~55 GB).
-        const i64 fit = i64(double(opt.cache_bytes) / stripe_bytes);
-        m = std::max<i64>(1, fit - 3);
-      }
-    }
-    m = std::max<i64>(1, std::min(m, std::max<i64>(N, 1)));
-  }
-  G = N == 0 ? 0 : (N + m - 1) / m;
+  const st::stripe_sizes z = st::choose_stripe_sizes(n, opt, file_stripe, out_of_core);
+  S = z.S, Sp = z.Sp, m = z.m, N = z.N, G = z.G;
   rep.n = n, rep.stripe = S, rep.substripe = Sp, rep.meta = m;
   rep.order = std::string(to_string(opt.order));
   rep.pivot = std::string(to_string(opt.pivot));
@@ -749,15 +639,7 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
 
 double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
                                        const double* r) const {
-  double worst = 0;
-  for (i64 c = 0; c < nrhs; ++c) {
-    const double rn = max_abs_col(n, r, n, c);
-    const double den = norm_inf * max_abs_col(n, x, ldx, c) + max_abs_col(n, b, ldb, c);
-    const double eta = rn == 0 ? 0 : (den > 0 ? rn / den : std::numeric_limits<double>::infinity());
-    if (std::isnan(rn)) return std::numeric_limits<double>::quiet_NaN();
-    worst = std::max(worst, eta);
-  }
-  return worst;
+  return st::backward_error(n, nrhs, b, ldb, x, ldx, r, norm_inf);
 }
 
 // Iterative refinement with the exact residual (see the header): stops when
@@ -822,7 +704,7 @@ refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double
 
 stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& opt)
     : p_(std::make_unique<impl>()) {
-  check_options(opt);
+  st::check_stripe_options(opt);
   if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
   if (lda < std::max<i64>(1, n))
     throw invalid_argument("lda", "must be >= max(1, n) = " + std::to_string(std::max<i64>(1, n)) +
@@ -851,7 +733,7 @@ stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& o
 
 stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_options& opt)
     : p_(std::make_unique<impl>()) {
-  check_options(opt);
+  st::check_stripe_options(opt);
   if (workdirs.empty()) throw invalid_argument("workdirs", "is empty");
   impl& s = *p_;
   s.opt = opt;
