@@ -547,55 +547,11 @@ double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const
 // branches and the result has the same bits.
 refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
                                       int max_refine) const {
-  refine_report rr;
-  const auto t0 = clock_type::now();
-  for (i64 c = 0; c < nrhs; ++c)
-    for (i64 i = 0; i < n; ++i) x[i + c * ldx] = b[i + c * ldb];
-  solve_in_place(nrhs, x, ldx);
-  std::vector<double> r(std::size_t(n * nrhs)), xn(std::size_t(n * nrhs));
-  residual(nrhs, b, ldb, x, ldx, r.data());
-  double eta = backward_error(nrhs, b, ldb, x, ldx, r.data());
-  rr.backward_error_before = eta;
-  progress_meter pm(opt, "refine", double(max_refine), max_refine, rs ? &rs->counters() : nullptr);
-  for (int step = 0; step < max_refine; ++step) {
-    if (!(eta > unit_roundoff)) {  // also stops on NaN
-      rr.converged = !std::isnan(eta);
-      break;
-    }
-    solve_in_place(nrhs, r.data(), n);  // the correction d
-    bool changed = false;
-    for (i64 c = 0; c < nrhs; ++c)
-      for (i64 i = 0; i < n; ++i) {
-        const double v = x[i + c * ldx] + r[std::size_t(i + c * n)];
-        xn[std::size_t(i + c * n)] = v;
-        changed |= std::memcmp(&v, &x[i + c * ldx], sizeof v) != 0;
-      }
-    if (!changed) {
-      rr.converged = true;
-      residual(nrhs, b, ldb, x, ldx, r.data());
-      break;
-    }
-    std::vector<double> rn(std::size_t(n * nrhs));
-    residual(nrhs, b, ldb, xn.data(), n, rn.data());
-    const double eta_n = backward_error(nrhs, b, ldb, xn.data(), n, rn.data());
-    if (!(eta_n < eta)) break;  // no progress: keep the better x
-    for (i64 c = 0; c < nrhs; ++c)
-      for (i64 i = 0; i < n; ++i) x[i + c * ldx] = xn[std::size_t(i + c * n)];
-    r.swap(rn);
-    const bool stalled = eta_n > 0.5 * eta;
-    eta = eta_n;
-    ++rr.steps;
-    pm.done = rr.steps;
-    pm.report(rr.steps, nullptr, false);
-    if (stalled) {
-      rr.converged = eta <= 2 * unit_roundoff;
-      break;
-    }
-  }
-  if (!(eta > unit_roundoff) && !std::isnan(eta)) rr.converged = true;
-  rr.backward_error_after = eta;
-  rr.seconds = seconds_since(t0);
-  return rr;
+  st::refine_ops ops;
+  ops.solve = [this](i64 k, double* y, i64 ldy) { solve_in_place(k, y, ldy); };
+  ops.residual = [&](const double* xx, i64 ldxx, double* r) { residual(nrhs, b, ldb, xx, ldxx, r); };
+  ops.norm_inf = norm_inf;
+  return st::refine_loop(n, nrhs, b, ldb, x, ldx, max_refine, ops, opt, rs ? &rs->counters() : nullptr);
 }
 
 // ------------------------------------------------------------- public API

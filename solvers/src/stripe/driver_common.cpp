@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "cache.hpp"
 #include "exala/error.hpp"
@@ -139,6 +141,64 @@ double backward_error(i64 n, i64 nrhs, const double* b, i64 ldb, const double* x
     worst = std::max(worst, eta);
   }
   return worst;
+}
+
+refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, std::int64_t ldb,
+                          double* x, std::int64_t ldx, int max_refine, const refine_ops& ops,
+                          const stripe_lu_options& opt, io_counters* io) {
+  using i64 = std::int64_t;
+  auto eta_of = [&](const double* xx, i64 ldxx, const double* r) {
+    return backward_error(n, nrhs, b, ldb, xx, ldxx, r, ops.norm_inf);
+  };
+  refine_report rr;
+  const auto t0 = clock_type::now();
+  for (i64 c = 0; c < nrhs; ++c)
+    for (i64 i = 0; i < n; ++i) x[i + c * ldx] = b[i + c * ldb];
+  ops.solve(nrhs, x, ldx);
+  std::vector<double> r(std::size_t(n * nrhs)), xn(std::size_t(n * nrhs));
+  ops.residual(x, ldx, r.data());
+  double eta = eta_of(x, ldx, r.data());
+  rr.backward_error_before = eta;
+  progress_meter pm(opt, "refine", double(max_refine), max_refine, io);
+  for (int step = 0; step < max_refine; ++step) {
+    if (!(eta > unit_roundoff)) {  // also stops on NaN
+      rr.converged = !std::isnan(eta);
+      break;
+    }
+    ops.solve(nrhs, r.data(), n);  // the correction d
+    bool changed = false;
+    for (i64 c = 0; c < nrhs; ++c)
+      for (i64 i = 0; i < n; ++i) {
+        const double v = x[i + c * ldx] + r[std::size_t(i + c * n)];
+        xn[std::size_t(i + c * n)] = v;
+        changed |= std::memcmp(&v, &x[i + c * ldx], sizeof v) != 0;
+      }
+    if (!changed) {
+      rr.converged = true;
+      ops.residual(x, ldx, r.data());
+      break;
+    }
+    std::vector<double> rn(std::size_t(n * nrhs));
+    ops.residual(xn.data(), n, rn.data());
+    const double eta_n = eta_of(xn.data(), n, rn.data());
+    if (!(eta_n < eta)) break;  // no progress: keep the better x
+    for (i64 c = 0; c < nrhs; ++c)
+      for (i64 i = 0; i < n; ++i) x[i + c * ldx] = xn[std::size_t(i + c * n)];
+    r.swap(rn);
+    const bool stalled = eta_n > 0.5 * eta;
+    eta = eta_n;
+    ++rr.steps;
+    pm.done = rr.steps;
+    pm.report(rr.steps, nullptr, false);
+    if (stalled) {
+      rr.converged = eta <= 2 * unit_roundoff;
+      break;
+    }
+  }
+  if (!(eta > unit_roundoff) && !std::isnan(eta)) rr.converged = true;
+  rr.backward_error_after = eta;
+  rr.seconds = seconds_since(t0);
+  return rr;
 }
 
 }  // namespace exala::detail::stripe

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "exala/stripe_lu.hpp"
@@ -80,5 +81,22 @@ double max_abs_col(std::int64_t n, const double* x, std::int64_t ldx, std::int64
 // with leading dimension n.
 double backward_error(std::int64_t n, std::int64_t nrhs, const double* b, std::int64_t ldb,
                       const double* x, std::int64_t ldx, const double* r, double norm_inf);
+
+// Guarantee: reproducible - iterative refinement with the exact residual, a
+// fixed sequence of steps on its arguments (both stripe LU drivers run it, so
+// their refined solutions have the same bits): x := solve(b); then while the
+// backward error exceeds u, d := solve(r), x + d is kept while it lowers the
+// backward error; it stops when the error reaches u, stops halving, a
+// correction changes no bit of x, or after max_refine steps (the header
+// stripe_lu.hpp, "Refinement"). solve(nrhs, y, ldy) solves in place;
+// residual(b, ldb, x, ldx, r) writes r = b - A x (n x nrhs, ld n).
+struct refine_ops {
+  std::function<void(std::int64_t nrhs, double* y, std::int64_t ldy)> solve;
+  std::function<void(const double* x, std::int64_t ldx, double* r)> residual;
+  double norm_inf = 0;
+};
+refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, std::int64_t ldb,
+                          double* x, std::int64_t ldx, int max_refine, const refine_ops& ops,
+                          const stripe_lu_options& opt, io_counters* io);
 
 }  // namespace exala::detail::stripe
