@@ -44,14 +44,16 @@
 // Reads check, in this order: existence ("missing"), the size the call
 // implies ("truncated: expected X bytes, found Y"), magic, version, header
 // checksum, kind, dimensions and stripe index, table checksum, then the
-// checksums of the chunks read. Writes go to "<name>.tmp.<pid>.<seq>" in the
-// final directory, payload first, header last, then (policy.sync) fsync,
+// checksums of the chunks read. Writes go through the one atomic writer
+// (exala/detail/atomic_file.hpp): "<name>.tmp.<pid>.<seq>" in the final
+// directory, payload first, header last, then (policy.sync) fsync,
 // (policy.drop_cache) fdatasync + POSIX_FADV_DONTNEED, close, rename, and
 // (policy.sync) fsync of the directory; any failure unlinks the temporary.
 // pread/pwrite move at most 1 GiB per call and are retried on EINTR and
-// short counts. The fault budget (inject_write_fault, EXALA_FAULT_WRITE_BYTES)
-// is charged for every byte before it is written; when it runs out the write
-// stops there and fails with ENOSPC, exactly like a full disk.
+// short counts. The writer's fault budget (inject_write_fault,
+// EXALA_FAULT_WRITE_BYTES) is charged for every byte before it is written;
+// when it runs out the write stops there and fails with ENOSPC, exactly like
+// a full disk.
 //
 // checksum64 is the XXH64 construction (Y. Collet): four independent lanes
 // acc = rotl(acc + w * P2, 31) * P1 over the 64-bit words, merged at the end,
@@ -75,9 +77,11 @@
 #include <filesystem>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <system_error>
 
+#include "exala/detail/atomic_file.hpp"
 #include "exala/error.hpp"
 #include "exala/stripe_lu.hpp"
 
@@ -292,49 +296,6 @@ std::string errno_text(int e) { return std::system_category().message(e); }
 
 std::string num(i64 v) { return std::to_string(v); }
 
-// --- fault injection -------------------------------------------------------
-// budget >= 0: bytes still allowed; -1: off; -2: the environment variable
-// could not be parsed (every write fails and says so).
-std::atomic<i64> g_fault_budget{-1};
-std::once_flag g_fault_once;
-std::string g_fault_env_text;
-
-void init_fault_from_env() {
-  std::call_once(g_fault_once, [] {
-    const char* s = std::getenv("EXALA_FAULT_WRITE_BYTES");
-    if (s == nullptr || *s == '\0') return;
-    i64 v = 0;
-    const char* end = s + std::strlen(s);
-    auto r = std::from_chars(s, end, v);
-    if (r.ec != std::errc() || r.ptr != end) {
-      g_fault_env_text = s;
-      g_fault_budget.store(-2);
-      return;
-    }
-    g_fault_budget.store(v < 0 ? -1 : v);
-  });
-}
-
-// How many of `len` bytes the fault budget lets through (len when off).
-i64 fault_allow(i64 len) {
-  init_fault_from_env();
-  i64 cur = g_fault_budget.load();
-  for (;;) {
-    if (cur == -1) return len;
-    if (cur < 0) return -1;
-    const i64 take = std::min(cur, len);
-    if (g_fault_budget.compare_exchange_weak(cur, cur - take)) return take;
-  }
-}
-
-// Gives back bytes taken by fault_allow but not written (short write, EINTR).
-void fault_refund(i64 bytes) {
-  if (bytes <= 0) return;
-  i64 cur = g_fault_budget.load();
-  while (cur >= 0 && !g_fault_budget.compare_exchange_weak(cur, cur + bytes)) {
-  }
-}
-
 // --- raw I/O -----------------------------------------------------------------
 struct fd_guard {
   int fd = -1;
@@ -367,19 +328,6 @@ i64 pread_full(int fd, void* dst, i64 len, i64 off, i64 stripe, const std::strin
 }
 
 std::string display_name(const fs::path& p) { return p.string(); }
-
-void fsync_dir(const fs::path& dir, i64 stripe, const std::string& path) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {
-    const int e = errno;
-    fail(stripe, path, "cannot open directory '" + dir.string() + "' to sync it: " + errno_text(e));
-  }
-  fd_guard g(fd);
-  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-    const int e = errno;
-    fail(stripe, path, "fsync of directory '" + dir.string() + "' failed: " + errno_text(e));
-  }
-}
 
 // --- names ---------------------------------------------------------------
 bool parse_u64(std::string_view s, i64& v) {
@@ -517,7 +465,6 @@ struct store::impl {
   std::atomic<bool> drop{false};
   std::atomic<bool> xtrue_written{false};
   mutable io_counters io;
-  std::atomic<u64> seq{0};
 
   i64 nstripes() const { return (info.n + info.stripe - 1) / info.stripe; }
   i64 orig_rows(i64 i) const { return std::min(info.stripe, info.n - i * info.stripe); }
@@ -573,72 +520,9 @@ void store::impl::write_file(const fs::path& final_path, i64 stripe, header h,
   h.chunk_bytes = static_cast<u64>(kChunk);
   h.reserved = 0;
 
-  const fs::path tmp = final_path.string() + ".tmp." + num(::getpid()) + "." +
-                       num(static_cast<i64>(seq.fetch_add(1)));
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int e = errno;
-    fail(stripe, fname, "cannot create temporary file '" + tmp.string() + "': " + errno_text(e));
-  }
-  fd_guard g(fd);
-  bool renamed = false;
-  i64 written_total = 0;
-  const i64 total = doff + payload;
-  auto cleanup = [&] {
-    if (!renamed) {
-      if (g.fd >= 0) {
-        ::close(g.fd);
-        g.fd = -1;
-      }
-      ::unlink(tmp.c_str());
-    }
-  };
-  auto pwrite_full = [&](const char* p, i64 len, i64 off) {
-    i64 done = 0;
-    while (done < len) {
-      const i64 want = std::min(len - done, kMaxIo);
-      const i64 allow = fault_allow(want);
-      int err = 0;
-      ssize_t w = 0;
-      if (allow < 0) {
-        cleanup();
-        fail(stripe, fname,
-             "EXALA_FAULT_WRITE_BYTES='" + g_fault_env_text +
-                 "' is not a byte count: writes are refused (unset it or give an integer)");
-      }
-      if (allow > 0) {
-        w = ::pwrite(fd, p + done, static_cast<std::size_t>(allow), static_cast<off_t>(off + done));
-        if (w < 0) err = errno;
-        fault_refund(allow - std::max<i64>(w, 0));
-      } else {
-        err = ENOSPC;  // the injected fault: the "disk" is full
-      }
-      if (w > 0) {
-        done += w;
-        written_total += w;
-        io.bytes_written.fetch_add(w, std::memory_order_relaxed);
-        if (allow < want && w == allow) err = ENOSPC;  // budget used up inside this call
-      }
-      if (err == EINTR) continue;
-      if (err != 0) {
-        cleanup();
-        if (err == ENOSPC || err == EDQUOT)
-          fail(stripe, fname,
-               std::string(err == ENOSPC ? "no space left on device" : "disk quota exceeded") +
-                   " while writing '" + tmp.string() + "' (" + num(written_total) + " of " +
-                   num(total) + " bytes written): the previous state is kept");
-        fail(stripe, fname,
-             "write error on '" + tmp.string() + "': " + errno_text(err) +
-                 ": the previous state is kept");
-      }
-      if (w == 0 && allow > 0) {
-        cleanup();
-        fail(stripe, fname, "write of '" + tmp.string() + "' made no progress: the previous state is kept");
-      }
-    }
-  };
-
+  std::optional<atomic_file> out;
   try {
+    out.emplace(final_path);
     // Payload, in windows of whole chunks: checksum, then write.
     std::vector<u64> table(static_cast<std::size_t>(nchunks));
     for (i64 w0 = 0; w0 < payload; w0 += kWindow) {
@@ -653,46 +537,21 @@ void store::impl::write_file(const fs::path& final_path, i64 stripe, header h,
         table[static_cast<std::size_t>((w0 + c) / kChunk)] =
             checksum64(p + c, static_cast<std::size_t>(std::min(kChunk, len - c)),
                        static_cast<u64>((w0 + c) / kChunk));
-      pwrite_full(p, len, doff + w0);
+      out->pwrite(p, len, doff + w0);
     }
     h.payload_checksum = checksum64(table.data(), table.size() * 8, kTableSeed);
     h.header_checksum = header_checksum(h);
     std::vector<char> front(static_cast<std::size_t>(doff), 0);
     std::memcpy(front.data(), &h, sizeof h);
     if (nchunks > 0) std::memcpy(front.data() + kHeaderBytes, table.data(), table.size() * 8);
-    pwrite_full(front.data(), doff, 0);
-
-    const bool do_sync = sync.load(), do_drop = drop.load();
-    if (do_sync ? ::fsync(fd) != 0 : (do_drop && ::fdatasync(fd) != 0)) {
-      const int e = errno;
-      cleanup();
-      fail(stripe, fname, "fsync of '" + tmp.string() + "' failed: " + errno_text(e) +
-                              ": the previous state is kept");
-    }
-    if (do_drop) (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    const int cfd = g.fd;
-    g.fd = -1;
-    if (::close(cfd) != 0) {
-      const int e = errno;
-      cleanup();
-      fail(stripe, fname, "close of '" + tmp.string() + "' failed: " + errno_text(e) +
-                              ": the previous state is kept");
-    }
-    if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
-      const int e = errno;
-      cleanup();
-      fail(stripe, fname, "cannot rename '" + tmp.string() + "' to the final name: " +
-                              errno_text(e) + ": the previous state is kept");
-    }
-    renamed = true;
-    if (do_sync) fsync_dir(final_path.parent_path().empty() ? fs::path(".") : final_path.parent_path(),
-                           stripe, fname);
+    out->pwrite(front.data(), doff, 0);
+    out->commit(sync.load(), drop.load());
+    io.bytes_written.fetch_add(out->bytes_written(), std::memory_order_relaxed);
     io.files_written.fetch_add(1, std::memory_order_relaxed);
-  } catch (const exala::storage_error&) {
-    cleanup();
-    throw;
+  } catch (const write_failure& e) {
+    if (out) io.bytes_written.fetch_add(out->bytes_written(), std::memory_order_relaxed);
+    fail(stripe, fname, e.what());
   } catch (const std::bad_alloc&) {
-    cleanup();
     fail(stripe, fname, "out of memory while writing: the previous state is kept");
   }
 }
@@ -1437,8 +1296,7 @@ bool store::has_lu(i64 index) const {
 }
 
 void inject_write_fault(i64 bytes) {
-  init_fault_from_env();
-  g_fault_budget.store(bytes < 0 ? -1 : bytes);
+  exala::detail::inject_write_fault(bytes);
 }
 
 }  // namespace exala::detail::stripe
