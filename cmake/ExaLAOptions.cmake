@@ -9,6 +9,21 @@ option(EXALA_WITH_EIGEN "Eigen adapters (if found)" ON)
 option(EXALA_WITH_FORTRAN "Fortran module (if a compiler is found)" ON)
 option(EXALA_BUILD_TESTS "Build the Boost.Test suites" ON)
 option(EXALA_BUILD_BENCH "Build exala-bench" ON)
+# Sanitizer builds (.ci/sanitize): "address,undefined" or "thread" instruments
+# every C, C++ and Fortran target and executable; empty (the default) for none.
+set(EXALA_SANITIZE "" CACHE STRING "Sanitizers for every target: '', 'address,undefined' or 'thread'")
+if(EXALA_SANITIZE)
+  if(NOT EXALA_SANITIZE MATCHES "^(address,undefined|address|undefined|thread)$")
+    message(FATAL_ERROR "EXALA_SANITIZE='${EXALA_SANITIZE}': use 'address,undefined', 'address', 'undefined' or 'thread'")
+  endif()
+  set(_exala_san -fsanitize=${EXALA_SANITIZE} -fno-omit-frame-pointer -g)
+  if(EXALA_SANITIZE MATCHES "undefined")
+    # A report is a failure (the test exits non-zero), not a message to scroll past.
+    list(APPEND _exala_san -fno-sanitize-recover=undefined)
+  endif()
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX,Fortran>:${_exala_san}>")
+  add_link_options("$<$<LINK_LANGUAGE:C,CXX,Fortran>:${_exala_san}>")
+endif()
 
 set(EXALA_HAVE_OPENMP OFF)
 if(EXALA_WITH_OPENMP)
