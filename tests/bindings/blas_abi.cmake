@@ -101,6 +101,19 @@ if(EXALA_BLAS_ABI_SYSTEM_LIBBLAS)
   target_link_libraries(blas_abi_xerbla_module PRIVATE ${EXALA_BLAS_ABI_SYSTEM_LIBBLAS})
   add_executable(blas_abi_xerbla_module_host ${EXALA_BLAS_ABI_TEST_DIR}/xerbla_module_host.c)
   target_link_libraries(blas_abi_xerbla_module_host PRIVATE ${CMAKE_DL_LIBS})
+  # With -llapack first, the first xerbla_ in the global scope is LAPACK's.
+  find_library(EXALA_BLAS_ABI_SYSTEM_LIBLAPACK NAMES lapack liblapack.so.3)
+  set(llapack_arg "")
+  if(EXALA_BLAS_ABI_SYSTEM_LIBLAPACK)
+    add_executable(blas_abi_xerbla_llapack ${xerbla_src})
+    target_compile_definitions(blas_abi_xerbla_llapack PRIVATE FORTRAN_ONLY)
+    # (--no-as-needed: liblapack stays a dependency, ahead of libblas, although
+    # the program calls nothing of it.)
+    target_link_options(blas_abi_xerbla_llapack PRIVATE "LINKER:--no-as-needed")
+    target_link_libraries(blas_abi_xerbla_llapack PRIVATE ${EXALA_BLAS_ABI_SYSTEM_LIBLAPACK}
+                                                          ${EXALA_BLAS_ABI_SYSTEM_LIBBLAS})
+    set(llapack_arg -DLLAPACK=$<TARGET_FILE:blas_abi_xerbla_llapack>)
+  endif()
   get_filename_component(system_libblas_dir ${EXALA_BLAS_ABI_SYSTEM_LIBBLAS} DIRECTORY)
   add_test(NAME blas_abi_xerbla_handlers COMMAND ${CMAKE_COMMAND}
     -DLIB=$<TARGET_FILE:exala_blas_abi>
@@ -109,7 +122,7 @@ if(EXALA_BLAS_ABI_SYSTEM_LIBBLAS)
     -DOWN_ONLY=$<TARGET_FILE:blas_abi_xerbla_own_only>
     -DHOST=$<TARGET_FILE:blas_abi_xerbla_module_host>
     -DMODULE=$<TARGET_FILE:blas_abi_xerbla_module>
-    -DLIBDIR=${system_libblas_dir} -DNM=${CMAKE_NM}
+    -DLIBDIR=${system_libblas_dir} -DNM=${CMAKE_NM} ${llapack_arg}
     -P ${EXALA_BLAS_ABI_TEST_DIR}/run_xerbla.cmake)
   set_tests_properties(blas_abi_xerbla_handlers PROPERTIES LABELS unit)
 else()

@@ -4,7 +4,7 @@
 #   cmake -DLIB=<libexala_blas.so> -DLBLAS=<blas_abi_xerbla_lblas> -DOWN=<blas_abi_xerbla_own>
 #         -DOWN_ONLY=<blas_abi_xerbla_own_only> -DHOST=<blas_abi_xerbla_module_host>
 #         -DMODULE=<blas_abi_xerbla_module.so> -DLIBDIR=<dir of the system libblas.so>
-#         [-DNM=<nm>]
+#         [-DNM=<nm>] [-DLLAPACK=<blas_abi_xerbla_llapack>]
 #         -P run_xerbla.cmake
 #
 # Each program is run with every system BLAS found as LIBDIR/*/libblas.so.3
@@ -20,6 +20,10 @@
 #    call where the reference CBLAS (the only one with RowMajorStrg) is loaded;
 #    also from dsyr2_, a routine of the system BLAS only;
 #  * OWN_ONLY (linked with libexala_blas.so alone) still reaches its handlers;
+#  * LLAPACK (linked with -llapack -lblas, no handler; run with every system
+#    LAPACK found as LIBDIR/*/liblapack.so.3 too) prints and returns: the
+#    LAPACK library's own xerbla_, first in the global scope, is skipped
+#    (the reference one STOPs the program);
 #  * HOST's module, loaded with dlopen(RTLD_LOCAL), gets the reports of its
 #    own calls in its own handlers, both from ExaLA's routines and from the
 #    system BLAS's.
@@ -129,6 +133,31 @@ returned
     message(STATUS "RTLD_LOCAL module, libblas.so.3 from ${d}: its handlers got every report")
   endif()
 endforeach()
+
+# -llapack -lblas: LAPACK's xerbla_ comes first and must be skipped.
+if(LLAPACK)
+  file(GLOB lapack_alternatives LIST_DIRECTORIES false "${LIBDIR}/*/liblapack.so.3")
+  set(lapack_dirs "default")
+  foreach(f IN LISTS lapack_alternatives)
+    get_filename_component(d "${f}" DIRECTORY)
+    list(APPEND lapack_dirs "${d}")
+  endforeach()
+  foreach(d IN LISTS lapack_dirs)
+    set(envs LD_PRELOAD=${LIB})
+    if(NOT d STREQUAL "default")
+      list(APPEND envs LD_LIBRARY_PATH=${d})
+    endif()
+    run(lp ENV ${envs} COMMAND ${LLAPACK})
+    set(lp_err_expected " ** On entry to DGEMV  parameter number  8 had an illegal value\n")
+    if(NOT lp_rc EQUAL 0 OR NOT lp_out STREQUAL "returned\n" OR NOT lp_err STREQUAL lp_err_expected)
+      fail("blas_abi_xerbla_llapack with liblapack.so.3 from ${d}: exit ${lp_rc}, stdout "
+           "'${lp_out}', stderr:\n${lp_err}\nexpected exit 0, stdout 'returned', stderr:\n"
+           "${lp_err_expected}")
+    else()
+      message(STATUS "-llapack -lblas program, liblapack.so.3 from ${d}: printed and returned")
+    endif()
+  endforeach()
+endif()
 
 # Linked with libexala_blas.so alone: the executable's handlers are exported
 # and found; RowMajorStrg exists nowhere.

@@ -16,6 +16,11 @@
  *   blas_abi_xerbla_own_only   -DPROGRAM_HANDLERS -DEXALA_ONLY, linked with
  *                              libexala_blas.so alone: the handlers are still
  *                              found (the executable must export them).
+ *   blas_abi_xerbla_llapack    -DFORTRAN_ONLY, linked with -llapack -lblas:
+ *                              the first xerbla_ in the global scope is the
+ *                              LAPACK library's (the reference one STOPs the
+ *                              program), which must be skipped like a BLAS
+ *                              library's: print and return.
  * Every variant prints "returned" when all calls came back.
  */
 #include <stddef.h>
@@ -65,6 +70,7 @@ int main(void) {
   int m = 3, n = 2, lda = 3, zero = 0, one = 1;
   double alpha = 1.0, beta = 0.0, a[16] = {0}, x[4] = {0}, y[4] = {0}, c[16] = {0};
   dgemv_("N", &m, &n, &alpha, a, &lda, x, &zero, &beta, y, &one, 1); /* INCX = 0: INFO 8 */
+#ifndef FORTRAN_ONLY
   /* Column-major M = -1: position 3. */
   cblas_dgemv(ColMajor, NoTrans, -1, 2, 1.0, a, 1, x, 1, 0.0, y, 1);
   /* Row-major M = -1: the Fortran DGEMV gets (TRANS 'T', N, M): its N,
@@ -77,6 +83,7 @@ int main(void) {
   /* Row-major M = -1: Fortran DTRSM gets (N, M): its N (6) is bad: Netlib
    * number 7, position 6. */
   cblas_dtrsm(RowMajor, Left, Upper, NoTrans, NonUnit, -1, 2, 1.0, a, 2, c, 2);
+#endif
 #if defined(PROGRAM_HANDLERS) && !defined(EXALA_ONLY)
   {
     int bad_n = -1;
