@@ -81,3 +81,93 @@ add_test(NAME blas_abi_stripe_engine_preload
                  -P ${EXALA_BLAS_ABI_TEST_DIR}/run_stripe_preload.cmake)
 set_tests_properties(blas_abi_stripe_engine_preload PROPERTIES LABELS unit
                      ENVIRONMENT OMP_WAIT_POLICY=passive)
+
+# --- Which error handler runs (issue 15, rows 7 and 13): programs linked with
+# the system's -lblas (the update-alternatives choice; every alternative is
+# tried at run time through LD_LIBRARY_PATH), with and without handlers of
+# their own, and a dlopen(RTLD_LOCAL) module with its own handlers.
+find_library(EXALA_BLAS_ABI_SYSTEM_LIBBLAS NAMES blas libblas.so.3)
+if(EXALA_BLAS_ABI_SYSTEM_LIBBLAS)
+  set(xerbla_src ${EXALA_BLAS_ABI_TEST_DIR}/xerbla_program.c)
+  add_executable(blas_abi_xerbla_lblas ${xerbla_src})
+  target_link_libraries(blas_abi_xerbla_lblas PRIVATE ${EXALA_BLAS_ABI_SYSTEM_LIBBLAS})
+  add_executable(blas_abi_xerbla_own ${xerbla_src})
+  target_compile_definitions(blas_abi_xerbla_own PRIVATE PROGRAM_HANDLERS)
+  target_link_libraries(blas_abi_xerbla_own PRIVATE ${EXALA_BLAS_ABI_SYSTEM_LIBBLAS} ${CMAKE_DL_LIBS})
+  add_executable(blas_abi_xerbla_own_only ${xerbla_src})
+  target_compile_definitions(blas_abi_xerbla_own_only PRIVATE PROGRAM_HANDLERS EXALA_ONLY)
+  target_link_libraries(blas_abi_xerbla_own_only PRIVATE exala_blas_abi ${CMAKE_DL_LIBS})
+  add_library(blas_abi_xerbla_module MODULE ${EXALA_BLAS_ABI_TEST_DIR}/xerbla_module.c)
+  target_link_libraries(blas_abi_xerbla_module PRIVATE ${EXALA_BLAS_ABI_SYSTEM_LIBBLAS})
+  add_executable(blas_abi_xerbla_module_host ${EXALA_BLAS_ABI_TEST_DIR}/xerbla_module_host.c)
+  target_link_libraries(blas_abi_xerbla_module_host PRIVATE ${CMAKE_DL_LIBS})
+  # With -llapack first, the first xerbla_ in the global scope is LAPACK's.
+  find_library(EXALA_BLAS_ABI_SYSTEM_LIBLAPACK NAMES lapack liblapack.so.3)
+  set(llapack_arg "")
+  if(EXALA_BLAS_ABI_SYSTEM_LIBLAPACK)
+    add_executable(blas_abi_xerbla_llapack ${xerbla_src})
+    target_compile_definitions(blas_abi_xerbla_llapack PRIVATE FORTRAN_ONLY)
+    # (--no-as-needed: liblapack stays a dependency, ahead of libblas, although
+    # the program calls nothing of it.)
+    target_link_options(blas_abi_xerbla_llapack PRIVATE "LINKER:--no-as-needed")
+    target_link_libraries(blas_abi_xerbla_llapack PRIVATE ${EXALA_BLAS_ABI_SYSTEM_LIBLAPACK}
+                                                          ${EXALA_BLAS_ABI_SYSTEM_LIBBLAS})
+    set(llapack_arg -DLLAPACK=$<TARGET_FILE:blas_abi_xerbla_llapack>)
+  endif()
+  get_filename_component(system_libblas_dir ${EXALA_BLAS_ABI_SYSTEM_LIBBLAS} DIRECTORY)
+  add_test(NAME blas_abi_xerbla_handlers COMMAND ${CMAKE_COMMAND}
+    -DLIB=$<TARGET_FILE:exala_blas_abi>
+    -DLBLAS=$<TARGET_FILE:blas_abi_xerbla_lblas>
+    -DOWN=$<TARGET_FILE:blas_abi_xerbla_own>
+    -DOWN_ONLY=$<TARGET_FILE:blas_abi_xerbla_own_only>
+    -DHOST=$<TARGET_FILE:blas_abi_xerbla_module_host>
+    -DMODULE=$<TARGET_FILE:blas_abi_xerbla_module>
+    -DLIBDIR=${system_libblas_dir} -DNM=${CMAKE_NM} ${llapack_arg}
+    -P ${EXALA_BLAS_ABI_TEST_DIR}/run_xerbla.cmake)
+  set_tests_properties(blas_abi_xerbla_handlers PROPERTIES LABELS unit)
+else()
+  message(STATUS "blas_abi: no system libblas (-lblas) found; the error-handler test "
+                 "blas_abi_xerbla_handlers is not built (Debian: libblas-dev)")
+endif()
+
+# --- numpy's own XERBLA under the preload (issue 15, row 13). Skipped (77)
+# when numpy cannot be imported. The interpreter: the first python3 that can
+# import numpy (the one on PATH, else /usr/bin/python3, where Debian's
+# python3-numpy lives), else the one on PATH (the test then reports the skip).
+if(NOT DEFINED EXALA_BLAS_ABI_PYTHON3)
+  set(python_choice "")
+  find_program(EXALA_BLAS_ABI_PYTHON3_ON_PATH NAMES python3)
+  foreach(candidate ${EXALA_BLAS_ABI_PYTHON3_ON_PATH} /usr/bin/python3)
+    if(EXISTS "${candidate}" AND python_choice STREQUAL "")
+      execute_process(COMMAND ${candidate} -c "import numpy" RESULT_VARIABLE numpy_rc
+                      OUTPUT_QUIET ERROR_QUIET)
+      if(numpy_rc EQUAL 0)
+        set(python_choice ${candidate})
+      endif()
+    endif()
+  endforeach()
+  if(python_choice STREQUAL "" AND EXALA_BLAS_ABI_PYTHON3_ON_PATH)
+    set(python_choice ${EXALA_BLAS_ABI_PYTHON3_ON_PATH})
+  endif()
+  set(EXALA_BLAS_ABI_PYTHON3 "${python_choice}" CACHE FILEPATH
+      "python3 for the numpy test of libexala_blas.so (blas_abi_numpy_xerbla)")
+endif()
+if(EXALA_BLAS_ABI_PYTHON3)
+  add_test(NAME blas_abi_numpy_xerbla COMMAND ${EXALA_BLAS_ABI_PYTHON3}
+           ${EXALA_BLAS_ABI_TEST_DIR}/numpy_xerbla.py $<TARGET_FILE:exala_blas_abi>)
+  set_tests_properties(blas_abi_numpy_xerbla PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+else()
+  message(STATUS "blas_abi: no python3; the numpy test blas_abi_numpy_xerbla is not run")
+endif()
+
+# --- Netlib's BLAS and CBLAS testers (Debian libblas-test) with the preload
+# in front of the reference BLAS (Debian libblas3) (issue 15, row 14).
+# Skipped, with a message naming the packages, where they are not installed.
+set(EXALA_BLAS_ABI_NETLIB_TESTERS "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/blas" CACHE PATH
+    "directory of Netlib's BLAS testers (xdcblat2, ...) and the reference libblas.so.3")
+add_test(NAME blas_abi_netlib_testers COMMAND ${CMAKE_COMMAND}
+         -DLIB=$<TARGET_FILE:exala_blas_abi> -DTESTERS=${EXALA_BLAS_ABI_NETLIB_TESTERS}
+         -DWORK=${CMAKE_CURRENT_BINARY_DIR}/blas_abi_netlib_testers
+         -P ${EXALA_BLAS_ABI_TEST_DIR}/run_netlib_testers.cmake)
+set_tests_properties(blas_abi_netlib_testers PROPERTIES LABELS unit
+                     SKIP_REGULAR_EXPRESSION "-- SKIPPED: ")

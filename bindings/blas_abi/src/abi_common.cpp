@@ -1,16 +1,14 @@
-// abi_common.cpp - environment, error reporting and the ExaLA-specific
-// symbols of libexala_blas.so (exala_blas_abi_next, exala_blas_abi_version,
-// and the default xerbla_ / cblas_xerbla).
+// abi_common.cpp - environment, error reporting (the handler lookup) and the
+// ExaLA-specific symbols of libexala_blas.so (exala_blas_abi_next,
+// exala_blas_abi_version).
 #include "abi_common.hpp"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <cerrno>
-#include <climits>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <string_view>
 
 #include "exala/error.hpp"
@@ -83,68 +81,88 @@ exec read_environment() {
 }
 
 // ------------------------------------------------------------ symbol lookup
+//
+// The library defines no xerbla_ and no cblas_xerbla (it used to define weak
+// defaults: under LD_PRELOAD they then sat in the global scope ahead of every
+// handler of a dlopen(RTLD_LOCAL) module, such as numpy's extension modules,
+// and the system LAPACK's errors reached ours instead of the module's). It
+// only refers to them weakly (see handler_link_hints below), and looks the
+// handler up when an error happens.
 
-// True when p lies in this shared object (libexala_blas.so itself).
-bool is_ours(void* p) {
-  static const void* self_base = [] {
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&read_environment), &info) == 0) return (void*)nullptr;
-    return info.dli_fbase;
-  }();
-  if (p == nullptr || self_base == nullptr) return false;
+// The link map of the object that contains address p, or nullptr.
+link_map* object_of(const void* p) {
   Dl_info info{};
-  if (dladdr(p, &info) == 0) return false;
-  return info.dli_fbase == self_base;
+  link_map* map = nullptr;
+  if (p == nullptr || dladdr1(p, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0)
+    return nullptr;
+  return map;
 }
 
-// The object (load base) a symbol address belongs to, or nullptr.
-const void* object_of(void* p) {
-  Dl_info info{};
-  if (p == nullptr || dladdr(p, &info) == 0) return nullptr;
-  return info.dli_fbase;
+// A dlopen handle whose dlsym searches `map` first and then its
+// dependencies (for the main program: the global scope, which begins with
+// it), or nullptr. The caller dlcloses it.
+void* handle_of(link_map* map) {
+  if (map == nullptr) return nullptr;
+  void* main_program = dlopen(nullptr, RTLD_LAZY);
+  link_map* main_map = nullptr;
+  if (main_program != nullptr && dlinfo(main_program, RTLD_DI_LINKMAP, &main_map) == 0 &&
+      main_map == map)
+    return main_program;
+  if (main_program != nullptr) dlclose(main_program);
+  if (map->l_name == nullptr || map->l_name[0] == '\0') return nullptr;
+  void* h = dlopen(map->l_name, RTLD_LAZY | RTLD_NOLOAD);  // already loaded: no new load
+  link_map* opened = nullptr;
+  if (h != nullptr && (dlinfo(h, RTLD_DI_LINKMAP, &opened) != 0 || opened != map)) {
+    dlclose(h);
+    return nullptr;
+  }
+  return h;
 }
 
-// True when the object holding handler p also holds the first or the next
-// definition of `marker` (dgemm_ / cblas_dgemm): p is then a BLAS library's
-// own default handler (OpenBLAS's xerbla_ prints to stdout, the cblas_xerbla
-// of libopenblas and of reference CBLAS call exit), not the program's.
-bool from_a_blas_library(void* p, const char* marker) {
-  const void* obj = object_of(p);
-  if (obj == nullptr) return false;
-  for (void* q : {dlsym(RTLD_DEFAULT, marker), dlsym(RTLD_NEXT, marker)})
-    if (q != nullptr && object_of(q) == obj) return true;
-  return false;
+// True when the object holding handler p itself defines a BLAS, CBLAS or
+// LAPACK routine: p is then that library's default handler (reference
+// XERBLA and LAPACK's XERBLA STOP, the cblas_xerbla of the reference CBLAS
+// and of libopenblas call exit, OpenBLAS's xerbla_ prints to stdout), not
+// the program's. This is a property of the handler's own object, so a
+// wrapper library that forwards the BLAS routines to another one (Debian's
+// OpenBLAS libblas.so.3, whose cblas_xerbla is libopenblas's) is classified
+// correctly.
+bool in_blas_library(void* p) {
+  link_map* map = object_of(p);
+  void* h = handle_of(map);
+  if (h == nullptr) return false;
+  bool blas = false;
+  for (const char* marker : {"dgemm_", "cblas_dgemm", "dgetrf_"}) {
+    void* q = dlsym(h, marker);
+    if (q != nullptr && object_of(q) == map) blas = true;
+  }
+  dlclose(h);
+  return blas;
 }
 
-bool acceptable_handler(void* p, const char* marker) {
-  return p != nullptr && !is_ours(p) && !from_a_blas_library(p, marker);
-}
-
-// The program's own handler `name`, wherever it is defined: first in the
-// global scope (the executable, or a library loaded before this one), else
-// the next definition after this library (a library of the program loaded
-// after libexala_blas.so, e.g. under LD_PRELOAD); handlers that belong to
-// this library or to a BLAS library (see from_a_blas_library) are skipped.
-// nullptr: use this library's default.
-void* program_handler(const char* name, const char* marker) {
+// The first definition of `name` in the global scope, else in the calling
+// object's own dependency tree (the scope a dlopen(RTLD_LOCAL) module's own
+// references see after the global one), or nullptr. With skip_blas, a
+// definition that belongs to a BLAS library (in_blas_library) is passed
+// over.
+void* find_symbol(const char* name, const void* caller, bool skip_blas) {
   void* p = dlsym(RTLD_DEFAULT, name);
-  if (acceptable_handler(p, marker)) return p;
-  p = dlsym(RTLD_NEXT, name);
-  if (acceptable_handler(p, marker)) return p;
+  if (p != nullptr && !(skip_blas && in_blas_library(p))) return p;
+  if (void* h = handle_of(object_of(caller))) {
+    p = dlsym(h, name);
+    dlclose(h);  // p's object stays loaded: it was before this handle was opened
+    if (p != nullptr && !(skip_blas && in_blas_library(p))) return p;
+  }
   return nullptr;
 }
 
 using xerbla_fn = void (*)(const char*, const int*, std::size_t);
 using cblas_xerbla_fn = void (*)(int, const char*, const char*, ...);
 
-void print_xerbla(const char* srname, int info, std::size_t len) {
-  // The name as passed (reference names are 6 characters, blank padded),
-  // capped and stopped at a NUL for C callers that pass no length.
-  std::string name;
-  if (srname != nullptr)
-    for (std::size_t i = 0; i < len && i < 32 && srname[i] != '\0'; ++i) name += srname[i];
-  std::fprintf(stderr, " ** On entry to %s parameter number %2d had an illegal value\n",
-               name.c_str(), info);
+void print_xerbla(const char* srname, int info) {
+  // The reference's message (its XERBLA then STOPs; we return).
+  std::fprintf(stderr, " ** On entry to %.6s parameter number %2d had an illegal value\n",
+               srname != nullptr ? srname : "", info);
 }
 
 }  // namespace
@@ -160,29 +178,33 @@ const exec& abi_exec() noexcept {
   return ex;
 }
 
-void report_xerbla(const char* srname, int info) noexcept {
-  if (auto f = reinterpret_cast<xerbla_fn>(program_handler("xerbla_", "dgemm_"))) {
+void report_xerbla(const char* srname, int info, const void* caller) {
+  if (auto f = reinterpret_cast<xerbla_fn>(find_symbol("xerbla_", caller, true))) {
     f(srname, &info, 6);
     return;
   }
-  print_xerbla(srname, info, 6);
+  print_xerbla(srname, info);
 }
 
-void report_cblas(int pos, const char* rout, const char* form) noexcept {
-  if (auto f = reinterpret_cast<cblas_xerbla_fn>(program_handler("cblas_xerbla", "cblas_dgemm"))) {
-    f(pos, rout, form);
+void report_cblas(const cblas_error& e, const void* caller) {
+  auto f = reinterpret_cast<cblas_xerbla_fn>(find_symbol("cblas_xerbla", caller, true));
+  if (f == nullptr) {
+    // The reference cblas_xerbla's message, with the position in the cblas_
+    // call (the reference then calls exit; we return).
+    std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", e.position, e.rout);
+    if (e.has_value) std::fprintf(stderr, e.form, e.value);
     return;
   }
-  std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", pos, rout);
-}
-
-void report_cblas(int pos, const char* rout, const char* form, int value) noexcept {
-  if (auto f = reinterpret_cast<cblas_xerbla_fn>(program_handler("cblas_xerbla", "cblas_dgemm"))) {
-    f(pos, rout, form, value);
-    return;
-  }
-  std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", pos, rout);
-  std::fprintf(stderr, form, value);
+  // Netlib's CBLAS sets RowMajorStrg for the duration of each call; a
+  // handler written for it reads the flag to map e.netlib. Set it where it
+  // exists (it is restored after a handler that returns; one that does not
+  // return leaves it set, as Netlib's own routines do).
+  int* row_flag = static_cast<int*>(find_symbol("RowMajorStrg", caller, false));
+  const int saved = row_flag != nullptr ? *row_flag : 0;
+  if (row_flag != nullptr) *row_flag = e.row_major ? 1 : 0;
+  if (e.has_value) f(e.netlib, e.rout, e.form, e.value);
+  else f(e.netlib, e.rout, e.form);
+  if (row_flag != nullptr) *row_flag = saved;
 }
 
 void report_failure(const char* routine, const char* what) noexcept {
@@ -214,34 +236,23 @@ __attribute__((visibility("default"))) void* exala_blas_abi_next(const char* nam
   return sym;
 }
 
-// The default XERBLA: a weak definition that a program's own xerbla_
-// overrides. Under LD_PRELOAD it is also what other libraries' routines find
-// first; if the program has its own handler in a library loaded after this
-// one, that handler is called. Otherwise the reference message is printed to
-// stderr and the call RETURNS (as OpenBLAS does; reference XERBLA STOPs).
+// No definitions of xerbla_ and cblas_xerbla here (see "symbol lookup"),
+// but weak references: a program linked with this library that defines its
+// own handler gets it exported from the executable by the static linker (a
+// symbol a shared library refers to goes into the executable's dynamic
+// symbol table), so that dlsym can find it at run time. Unresolved, they are
+// null and harmless.
+// (Default visibility: a hidden undefined reference would be resolved to
+// null at link time and would not reach the executable's link.)
 __attribute__((weak, visibility("default"))) void xerbla_(const char* srname, const int* info,
-                                                          std::size_t len) {
-  void* next = dlsym(RTLD_NEXT, "xerbla_");
-  if (exala::blas_abi::acceptable_handler(next, "dgemm_")) {
-    reinterpret_cast<exala::blas_abi::xerbla_fn>(next)(srname, info, len);
-    return;
-  }
-  exala::blas_abi::print_xerbla(srname, info != nullptr ? *info : 0, len);
-}
-
-// The default cblas_xerbla (weak): prints the reference CBLAS message and
-// RETURNS (reference CBLAS calls exit(-1)). Our cblas_ routines pass the
-// position in the cblas_ call (already adjusted for row-major).
+                                                          std::size_t len);
 __attribute__((weak, visibility("default"))) void cblas_xerbla(int p, const char* rout,
-                                                               const char* form, ...) {
-  std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", p,
-               rout != nullptr ? rout : "");
-  if (form != nullptr) {
-    va_list args;
-    va_start(args, form);
-    std::vfprintf(stderr, form, args);
-    va_end(args);
-  }
-}
+                                                               const char* form, ...);
 
 }  // extern "C"
+
+namespace {
+// The references themselves (kept by `used`).
+[[maybe_unused]] __attribute__((used)) void (*const handler_link_hints[])() = {
+    reinterpret_cast<void (*)()>(&xerbla_), reinterpret_cast<void (*)()>(&cblas_xerbla)};
+}  // namespace

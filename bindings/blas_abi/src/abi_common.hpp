@@ -19,16 +19,50 @@ namespace exala::blas_abi {
 // kernel-set choice is used). Never throws.
 const exec& abi_exec() noexcept;
 
-// Reports INFO for a Fortran-ABI routine: calls the program's xerbla_ if it
-// has one, else the next library's, else the default below. srname is the
-// reference's 6-character name ("DGEMV ").
-void report_xerbla(const char* srname, int info) noexcept;
+// Error reporting. Neither this library nor its reports define or replace
+// a handler: the handler that runs is looked up at each error (see
+// find_symbol in abi_common.cpp): a program's own xerbla_ / cblas_xerbla in
+// the global scope, else the one the calling object (`caller`: the return
+// address of the exported routine, EXALA_BLAS_CALLER) sees in its own
+// dependency tree, such as a dlopen(RTLD_LOCAL) plugin's own handler; a
+// handler that belongs to a BLAS/CBLAS/LAPACK library (the object also
+// defines dgemm_, cblas_dgemm or dgetrf_: their defaults stop, exit or print
+// to stdout) is skipped. With none found, the reference message is printed to
+// stderr and the call returns. The handler may throw or longjmp: these
+// functions hold nothing that needs cleaning up while it runs, and let an
+// exception pass to the program.
 
-// Reports parameter number `pos` (its position in the cblas_ call) of the
-// CBLAS routine `rout` ("cblas_dgemv") through cblas_xerbla, found the same
-// way. `form` and the optional int are passed on as the reference does.
-void report_cblas(int pos, const char* rout, const char* form) noexcept;
-void report_cblas(int pos, const char* rout, const char* form, int value) noexcept;
+// The caller's address, for the handler lookup (call it in the exported
+// function itself, not in a helper).
+#define EXALA_BLAS_CALLER __builtin_return_address(0)
+
+// Reports INFO of a Fortran-ABI routine through xerbla_(srname, &info, 6);
+// srname is the reference's 6-character name ("DGEMV ").
+void report_xerbla(const char* srname, int info, const void* caller);
+
+// A CBLAS argument error, numbered as Netlib's CBLAS numbers it.
+struct cblas_error {
+  const char* rout;  // "cblas_dgemv"
+  // The number Netlib's CBLAS hands to cblas_xerbla: the position of the bad
+  // argument in the column-major call it makes. For row-major calls that is
+  // the call on the transposed problem, whose arguments can sit elsewhere
+  // than in the cblas_ call; Netlib's cblas_xerbla maps them back itself,
+  // reading the global RowMajorStrg (gemv 3<->4, ger 2<->3 and 6<->8, gemm
+  // 4<->5 and 9<->11, symm 4<->5, trmm/trsm 6<->7).
+  int netlib;
+  // The bad argument's position in the cblas_ call (what our default prints).
+  int position;
+  bool row_major;
+  const char* form;  // printf format for the value ("" for Fortran errors)
+  bool has_value;
+  int value;
+};
+
+// Reports a CBLAS error through cblas_xerbla(netlib, rout, form[, value]).
+// Where the process has Netlib's RowMajorStrg (the reference CBLAS defines
+// it), it is row_major while the handler runs, as in Netlib's own routines,
+// so that a handler written for Netlib's numbering can map it.
+void report_cblas(const cblas_error& e, const void* caller);
 
 // An exception that should not happen (out of memory, an internal error):
 // one line on stderr naming the routine, the outputs are set to NaN by the

@@ -4,7 +4,9 @@
 // double, the hidden CHARACTER lengths (size_t) after the explicit
 // arguments (declared, never read: only the first character matters, as in
 // LSAME). Argument errors go to XERBLA with the reference's routine name and
-// parameter number (see abi_common.hpp for which xerbla_ is called).
+// parameter number (see abi_common.hpp for which xerbla_ is called: the
+// lookup needs the caller's address, EXALA_BLAS_CALLER, taken in each
+// exported function).
 //
 // A NULL pointer for a scalar argument (which Fortran never passes) is
 // reported through XERBLA with that argument's position, before the
@@ -37,15 +39,17 @@ struct scalars {
     }
     return *p;
   }
-  // True (after reporting) when some scalar was null.
-  bool failed(const char* srname) const noexcept {
-    if (bad != 0) abi::report_xerbla(srname, bad);
+  // True (after reporting) when some scalar was null. (Not noexcept, here
+  // and in check: a program's handler may throw, and the exception goes to
+  // the program, as it would through the reference BLAS.)
+  bool failed(const char* srname, const void* caller) const {
+    if (bad != 0) abi::report_xerbla(srname, bad, caller);
     return bad != 0;
   }
 };
 
-void check(const char* srname, int info) noexcept {
-  if (info != 0) abi::report_xerbla(srname, info);
+void check(const char* srname, int info, const void* caller) {
+  if (info != 0) abi::report_xerbla(srname, info, caller);
 }
 
 }  // namespace
@@ -60,21 +64,21 @@ EXALA_BLAS_EXPORT double ddot_(const int* n, const double* x, const int* incx, c
                                const int* incy) {
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
-  if (s.failed("DDOT  ")) return 0.0;
+  if (s.failed("DDOT  ", EXALA_BLAS_CALLER)) return 0.0;
   return abi::dot(nn, x, ix, y, iy);
 }
 
 EXALA_BLAS_EXPORT double dasum_(const int* n, const double* x, const int* incx) {
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3);
-  if (s.failed("DASUM ")) return 0.0;
+  if (s.failed("DASUM ", EXALA_BLAS_CALLER)) return 0.0;
   return abi::asum(nn, x, ix);
 }
 
 EXALA_BLAS_EXPORT double dnrm2_(const int* n, const double* x, const int* incx) {
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3);
-  if (s.failed("DNRM2 ")) return 0.0;
+  if (s.failed("DNRM2 ", EXALA_BLAS_CALLER)) return 0.0;
   return abi::nrm2(nn, x, ix);
 }
 
@@ -84,7 +88,7 @@ EXALA_BLAS_EXPORT void daxpy_(const int* n, const double* alpha, const double* x
   const int nn = s.i(n, 1);
   const double al = s.d(alpha, 2);
   const int ix = s.i(incx, 4), iy = s.i(incy, 6);
-  if (s.failed("DAXPY ")) return;
+  if (s.failed("DAXPY ", EXALA_BLAS_CALLER)) return;
   abi::axpy(nn, al, x, ix, y, iy);
 }
 
@@ -93,7 +97,7 @@ EXALA_BLAS_EXPORT void dscal_(const int* n, const double* alpha, double* x, cons
   const int nn = s.i(n, 1);
   const double al = s.d(alpha, 2);
   const int ix = s.i(incx, 4);
-  if (s.failed("DSCAL ")) return;
+  if (s.failed("DSCAL ", EXALA_BLAS_CALLER)) return;
   abi::scal(nn, al, x, ix);
 }
 
@@ -101,7 +105,7 @@ EXALA_BLAS_EXPORT void dcopy_(const int* n, const double* x, const int* incx, do
                               const int* incy) {
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
-  if (s.failed("DCOPY ")) return;
+  if (s.failed("DCOPY ", EXALA_BLAS_CALLER)) return;
   abi::copy(nn, x, ix, y, iy);
 }
 
@@ -109,14 +113,14 @@ EXALA_BLAS_EXPORT void dswap_(const int* n, double* x, const int* incx, double* 
                               const int* incy) {
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
-  if (s.failed("DSWAP ")) return;
+  if (s.failed("DSWAP ", EXALA_BLAS_CALLER)) return;
   abi::swap(nn, x, ix, y, iy);
 }
 
 EXALA_BLAS_EXPORT int idamax_(const int* n, const double* x, const int* incx) {
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3);
-  if (s.failed("IDAMAX")) return 0;
+  if (s.failed("IDAMAX", EXALA_BLAS_CALLER)) return 0;
   return abi::iamax(nn, x, ix);
 }
 
@@ -125,7 +129,7 @@ EXALA_BLAS_EXPORT void drot_(const int* n, double* x, const int* incx, double* y
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
   const double cc = s.d(c, 6), ss = s.d(sn, 7);
-  if (s.failed("DROT  ")) return;
+  if (s.failed("DROT  ", EXALA_BLAS_CALLER)) return;
   abi::rot(nn, x, ix, y, iy, cc, ss);
 }
 
@@ -140,8 +144,8 @@ EXALA_BLAS_EXPORT void dgemv_(const char* trans, const int* m, const int* n, con
   const int la = s.i(lda, 6), ix = s.i(incx, 8);
   const double be = s.d(beta, 9);
   const int iy = s.i(incy, 11);
-  if (s.failed("DGEMV ")) return;
-  check("DGEMV ", abi::gemv(ch(trans), mm, nn, al, a, la, x, ix, be, y, iy));
+  if (s.failed("DGEMV ", EXALA_BLAS_CALLER)) return;
+  check("DGEMV ", abi::gemv(ch(trans), mm, nn, al, a, la, x, ix, be, y, iy), EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dger_(const int* m, const int* n, const double* alpha, const double* x,
@@ -151,8 +155,8 @@ EXALA_BLAS_EXPORT void dger_(const int* m, const int* n, const double* alpha, co
   const int mm = s.i(m, 1), nn = s.i(n, 2);
   const double al = s.d(alpha, 3);
   const int ix = s.i(incx, 5), iy = s.i(incy, 7), la = s.i(lda, 9);
-  if (s.failed("DGER  ")) return;
-  check("DGER  ", abi::ger(mm, nn, al, x, ix, y, iy, a, la));
+  if (s.failed("DGER  ", EXALA_BLAS_CALLER)) return;
+  check("DGER  ", abi::ger(mm, nn, al, x, ix, y, iy, a, la), EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a,
@@ -164,8 +168,8 @@ EXALA_BLAS_EXPORT void dsymv_(const char* uplo, const int* n, const double* alph
   const int la = s.i(lda, 5), ix = s.i(incx, 7);
   const double be = s.d(beta, 8);
   const int iy = s.i(incy, 10);
-  if (s.failed("DSYMV ")) return;
-  check("DSYMV ", abi::symv(ch(uplo), nn, al, a, la, x, ix, be, y, iy));
+  if (s.failed("DSYMV ", EXALA_BLAS_CALLER)) return;
+  check("DSYMV ", abi::symv(ch(uplo), nn, al, a, la, x, ix, be, y, iy), EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dtrmv_(const char* uplo, const char* trans, const char* diag, const int* n,
@@ -173,8 +177,8 @@ EXALA_BLAS_EXPORT void dtrmv_(const char* uplo, const char* trans, const char* d
                               std::size_t, std::size_t, std::size_t) {
   scalars s;
   const int nn = s.i(n, 4), la = s.i(lda, 6), ix = s.i(incx, 8);
-  if (s.failed("DTRMV ")) return;
-  check("DTRMV ", abi::trmv(ch(uplo), ch(trans), ch(diag), nn, a, la, x, ix));
+  if (s.failed("DTRMV ", EXALA_BLAS_CALLER)) return;
+  check("DTRMV ", abi::trmv(ch(uplo), ch(trans), ch(diag), nn, a, la, x, ix), EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dtrsv_(const char* uplo, const char* trans, const char* diag, const int* n,
@@ -182,8 +186,8 @@ EXALA_BLAS_EXPORT void dtrsv_(const char* uplo, const char* trans, const char* d
                               std::size_t, std::size_t, std::size_t) {
   scalars s;
   const int nn = s.i(n, 4), la = s.i(lda, 6), ix = s.i(incx, 8);
-  if (s.failed("DTRSV ")) return;
-  check("DTRSV ", abi::trsv(ch(uplo), ch(trans), ch(diag), nn, a, la, x, ix));
+  if (s.failed("DTRSV ", EXALA_BLAS_CALLER)) return;
+  check("DTRSV ", abi::trsv(ch(uplo), ch(trans), ch(diag), nn, a, la, x, ix), EXALA_BLAS_CALLER);
 }
 
 // ------------------------------------------------------------------ level 3
@@ -198,8 +202,10 @@ EXALA_BLAS_EXPORT void dgemm_(const char* transa, const char* transb, const int*
   const int la = s.i(lda, 8), lb = s.i(ldb, 10);
   const double be = s.d(beta, 11);
   const int lc = s.i(ldc, 13);
-  if (s.failed("DGEMM ")) return;
-  check("DGEMM ", abi::gemm(ch(transa), ch(transb), mm, nn, kk, al, a, la, b, lb, be, c, lc));
+  if (s.failed("DGEMM ", EXALA_BLAS_CALLER)) return;
+  check("DGEMM ",
+        abi::gemm(ch(transa), ch(transb), mm, nn, kk, al, a, la, b, lb, be, c, lc),
+        EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dsymm_(const char* side, const char* uplo, const int* m, const int* n,
@@ -212,8 +218,9 @@ EXALA_BLAS_EXPORT void dsymm_(const char* side, const char* uplo, const int* m, 
   const int la = s.i(lda, 7), lb = s.i(ldb, 9);
   const double be = s.d(beta, 10);
   const int lc = s.i(ldc, 12);
-  if (s.failed("DSYMM ")) return;
-  check("DSYMM ", abi::symm(ch(side), ch(uplo), mm, nn, al, a, la, b, lb, be, c, lc));
+  if (s.failed("DSYMM ", EXALA_BLAS_CALLER)) return;
+  check("DSYMM ",
+        abi::symm(ch(side), ch(uplo), mm, nn, al, a, la, b, lb, be, c, lc), EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k,
@@ -226,8 +233,8 @@ EXALA_BLAS_EXPORT void dsyrk_(const char* uplo, const char* trans, const int* n,
   const int la = s.i(lda, 7);
   const double be = s.d(beta, 8);
   const int lc = s.i(ldc, 10);
-  if (s.failed("DSYRK ")) return;
-  check("DSYRK ", abi::syrk(ch(uplo), ch(trans), nn, kk, al, a, la, be, c, lc));
+  if (s.failed("DSYRK ", EXALA_BLAS_CALLER)) return;
+  check("DSYRK ", abi::syrk(ch(uplo), ch(trans), nn, kk, al, a, la, be, c, lc), EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dtrmm_(const char* side, const char* uplo, const char* transa,
@@ -238,8 +245,10 @@ EXALA_BLAS_EXPORT void dtrmm_(const char* side, const char* uplo, const char* tr
   const int mm = s.i(m, 5), nn = s.i(n, 6);
   const double al = s.d(alpha, 7);
   const int la = s.i(lda, 9), lb = s.i(ldb, 11);
-  if (s.failed("DTRMM ")) return;
-  check("DTRMM ", abi::trmm(ch(side), ch(uplo), ch(transa), ch(diag), mm, nn, al, a, la, b, lb));
+  if (s.failed("DTRMM ", EXALA_BLAS_CALLER)) return;
+  check("DTRMM ",
+        abi::trmm(ch(side), ch(uplo), ch(transa), ch(diag), mm, nn, al, a, la, b, lb),
+        EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dtrsm_(const char* side, const char* uplo, const char* transa,
@@ -250,8 +259,10 @@ EXALA_BLAS_EXPORT void dtrsm_(const char* side, const char* uplo, const char* tr
   const int mm = s.i(m, 5), nn = s.i(n, 6);
   const double al = s.d(alpha, 7);
   const int la = s.i(lda, 9), lb = s.i(ldb, 11);
-  if (s.failed("DTRSM ")) return;
-  check("DTRSM ", abi::trsm(ch(side), ch(uplo), ch(transa), ch(diag), mm, nn, al, a, la, b, lb));
+  if (s.failed("DTRSM ", EXALA_BLAS_CALLER)) return;
+  check("DTRSM ",
+        abi::trsm(ch(side), ch(uplo), ch(transa), ch(diag), mm, nn, al, a, la, b, lb),
+        EXALA_BLAS_CALLER);
 }
 
 }  // extern "C"

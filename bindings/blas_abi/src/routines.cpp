@@ -15,6 +15,7 @@
 #include "exala/blas1.hpp"
 #include "exala/blas2.hpp"
 #include "exala/blas3.hpp"
+#include "exala/checked.hpp"
 #include "exala/exact_ops.hpp"
 #include "exala/superaccumulator.hpp"
 
@@ -35,6 +36,14 @@ transpose to_trans(char t) noexcept { return lsame(t, 'N') ? transpose::none : t
 std::size_t idx(i64 i, i64 j, i64 ld) noexcept { return static_cast<std::size_t>(i + j * ld); }
 
 void copy_bits(double* dst, const double* src) noexcept { std::memcpy(dst, src, sizeof(double)); }
+
+// A zeroed scratch block of a x b doubles. The count is checked (it is at
+// most (2^31-1)^2 from 32-bit BLAS sizes, more than the 2^60 elements ExaLA
+// addresses): too large, it throws exala::invalid_argument naming the size,
+// which the caller's guard reports (the routine then sets its output to NaN).
+std::vector<double> scratch(const char* name, i64 a, i64 b) {
+  return std::vector<double>(static_cast<std::size_t>(exala::detail::checked_count(name, a, b)));
+}
 
 // Outputs of a call that failed unexpectedly (see report_failure).
 void fill_vec(int n, double* x, int inc) noexcept {
@@ -82,9 +91,11 @@ bool has_zero_diagonal(int n, const double* a, int lda) noexcept {
   return false;
 }
 
-// The full n x n symmetric matrix (column-major, ld n) from its stored triangle.
-std::vector<double> expand_symmetric(bool upper, int n, const double* a, int lda) {
-  std::vector<double> f(static_cast<std::size_t>(n) * n);
+// The full n x n symmetric matrix (column-major, ld n) from its stored
+// triangle; order_name names n in errors.
+std::vector<double> expand_symmetric(bool upper, int n, const double* a, int lda,
+                                     const char* order_name) {
+  std::vector<double> f = scratch(order_name, n, n);
   for (i64 j = 0; j < n; ++j)
     for (i64 i = 0; i < n; ++i) {
       const bool stored = upper ? i <= j : i >= j;
@@ -94,9 +105,11 @@ std::vector<double> expand_symmetric(bool upper, int n, const double* a, int lda
 }
 
 // The full n x n triangular matrix: the stored triangle, zeros elsewhere,
-// ones on the diagonal when it is unit (the stored diagonal is then not read).
-std::vector<double> expand_triangular(bool upper, bool unit, int n, const double* a, int lda) {
-  std::vector<double> t(static_cast<std::size_t>(n) * n, 0.0);
+// ones on the diagonal when it is unit (the stored diagonal is then not read);
+// order_name names n in errors.
+std::vector<double> expand_triangular(bool upper, bool unit, int n, const double* a, int lda,
+                                      const char* order_name) {
+  std::vector<double> t = scratch(order_name, n, n);
   for (i64 j = 0; j < n; ++j)
     for (i64 i = 0; i < n; ++i) {
       if (i == j) {
@@ -332,7 +345,7 @@ int symv(char uplo, int n, double alpha, const double* a, int lda, const double*
   guarded(
       "DSYMV",
       [&] {
-        const auto full = expand_symmetric(lsame(uplo, 'U'), n, a, lda);
+        const auto full = expand_symmetric(lsame(uplo, 'U'), n, a, lda, "N");
         exala::gemv(layout::col_major, transpose::none, n, n, alpha, full.data(), n, x, incx,
                     beta, y, incy, abi_exec());
       },
@@ -360,7 +373,7 @@ int trmv(char uplo, char trans, char diag, int n, const double* a, int lda, doub
   guarded(
       "DTRMV",
       [&] {
-        const auto t = expand_triangular(lsame(uplo, 'U'), lsame(diag, 'U'), n, a, lda);
+        const auto t = expand_triangular(lsame(uplo, 'U'), lsame(diag, 'U'), n, a, lda, "N");
         std::vector<double> xs(static_cast<std::size_t>(n));
         exala::copy(n, x, incx, xs.data(), 1);
         exala::gemv(layout::col_major, to_trans(trans), n, n, 1.0, t.data(), n, xs.data(), 1,
@@ -447,7 +460,7 @@ int symm(char side, char uplo, int m, int n, double alpha, const double* a, int 
   guarded(
       "DSYMM",
       [&] {
-        const auto full = expand_symmetric(upper, nrowa, a, lda);
+        const auto full = expand_symmetric(upper, nrowa, a, lda, lside ? "M" : "N");
         if (lside) {
           exala::gemm(layout::col_major, transpose::none, transpose::none, m, n, m, alpha,
                       full.data(), m, b, ldb, beta, c, ldc, abi_exec());
@@ -554,8 +567,9 @@ int trmm(char side, char uplo, char transa, char diag, int m, int n, double alph
       "DTRMM",
       [&] {
         const int order = lside ? m : n;
-        const auto t = expand_triangular(lsame(uplo, 'U'), lsame(diag, 'U'), order, a, lda);
-        std::vector<double> bs(static_cast<std::size_t>(m) * n);
+        const auto t =
+            expand_triangular(lsame(uplo, 'U'), lsame(diag, 'U'), order, a, lda, lside ? "M" : "N");
+        std::vector<double> bs = scratch("M", m, n);
         for (i64 j = 0; j < n; ++j)
           for (i64 i = 0; i < m; ++i) copy_bits(&bs[idx(i, j, m)], &b[idx(i, j, ldb)]);
         if (lside) {

@@ -17,8 +17,10 @@
 #    message each naming the variable and value, and still EXPECTED's bits;
 #  * illegal arguments: XERBLA's and cblas_xerbla's reference messages, and
 #    the calls return; a program XERBLA in a library after ours (HANDLER,
-#    optional) is the one called;
-#  * LIB exports exactly the BLAS/CBLAS/ExaLA symbols and needs no BLAS/LAPACK.
+#    optional) is the one called (run_xerbla.cmake checks the handlers in
+#    more settings);
+#  * LIB exports exactly the BLAS/CBLAS/ExaLA symbols (no xerbla_ and no
+#    cblas_xerbla: it defines no handler) and needs no BLAS/LAPACK.
 foreach(v PLAIN LINKED EXALA_ONLY EXPECTED LIB)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run_plain_blas.cmake: -D${v}=... is missing")
@@ -159,9 +161,9 @@ foreach(pattern " ** On entry to DGEMV  parameter number  8 had an illegal value
     fail("--bad-calls: stderr lacks '${pattern}': '${bc_err}'")
   endif()
 endforeach()
-# Preloaded over the system BLAS: dgemv_ reports through the system BLAS's
-# own xerbla_ (the next one), cblas_dgemv through our cblas_xerbla (the
-# system BLAS has none) with the cblas_ position.
+# Preloaded over the system BLAS: the system BLAS's own handlers (OpenBLAS's
+# xerbla_ prints to stdout, libopenblas's cblas_xerbla exits) are skipped and
+# our messages go to stderr, with the cblas_ position.
 run(bp ENV LD_PRELOAD=${LIB} COMMAND ${PLAIN} --bad-calls)
 string(FIND "${bp_err}" "Parameter 3 to routine cblas_dgemv was incorrect" at)
 if(NOT bp_rc EQUAL 0 OR NOT bp_out STREQUAL "returned\n" OR at EQUAL -1)
@@ -172,9 +174,9 @@ if(at EQUAL -1)
   fail("--bad-calls preloaded: no XERBLA message for DGEMV parameter 8: '${bp_err}'")
 endif()
 
-# A program handler in a library loaded after ours is found (RTLD_NEXT) and
-# called; the system BLAS's cblas_xerbla (libopenblas has one that exits)
-# is skipped for our default.
+# A program handler in a library loaded after ours is found (the global
+# scope) and called; the system BLAS's cblas_xerbla (libopenblas has one that
+# exits) is skipped for our default message.
 if(HANDLER)
   run(bh ENV "LD_PRELOAD=${LIB} ${HANDLER}" COMMAND ${PLAIN} --bad-calls)
   string(FIND "${bh_err}" "Parameter 3 to routine cblas_dgemv was incorrect" at)
@@ -197,9 +199,9 @@ if(NM)
   set(want
     cblas_dasum cblas_daxpy cblas_dcopy cblas_ddot cblas_dgemm cblas_dgemv cblas_dger
     cblas_dnrm2 cblas_drot cblas_dscal cblas_dswap cblas_dsymm cblas_dsymv cblas_dsyrk
-    cblas_dtrmm cblas_dtrmv cblas_dtrsm cblas_dtrsv cblas_idamax cblas_xerbla
+    cblas_dtrmm cblas_dtrmv cblas_dtrsm cblas_dtrsv cblas_idamax
     dasum_ daxpy_ dcopy_ ddot_ dgemm_ dgemv_ dger_ dnrm2_ drot_ dscal_ dswap_ dsymm_ dsymv_
-    dsyrk_ dtrmm_ dtrmv_ dtrsm_ dtrsv_ exala_blas_abi_next exala_blas_abi_version idamax_ xerbla_)
+    dsyrk_ dtrmm_ dtrmv_ dtrsm_ dtrsv_ exala_blas_abi_next exala_blas_abi_version idamax_)
   list(SORT want)
   if(NOT got STREQUAL want)
     fail("exported symbols differ:\n  got  ${got}\n  want ${want}")

@@ -1,7 +1,7 @@
 /* xerbla_handler.c - a program's own XERBLA living in a shared library (not
  * in the executable): run_plain_blas.cmake preloads it after
- * libexala_blas.so, so libexala_blas.so's weak xerbla_ is found first in the
- * global scope and the library must find this one after itself. */
+ * libexala_blas.so, which defines no xerbla_, so this one is the first in the
+ * global scope and the library must call it (not the system BLAS's). */
 #include <stddef.h>
 #include <stdio.h>
 
