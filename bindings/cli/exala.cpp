@@ -224,6 +224,18 @@ double* data_of(std::vector<double>& v) {
 
 std::int64_t ld(std::int64_t rows) { return std::max<std::int64_t>(1, rows); }
 
+// The rows x cols result `what` ("gemm: C"): zero-filled when `zero`, else
+// only checked (an addend file supplies it). Sizes whose entries overflow
+// 2^60 - 1 or exceed this machine's memory are refused with the sizes and
+// the bytes, never handed to the library; `context` names the operands.
+std::vector<double> result_storage(const std::string& what, std::int64_t rows, std::int64_t cols,
+                                   const std::string& context, bool zero) {
+  if (zero) return exala::io::zero_values(what, rows, cols, context);
+  const std::string problem = exala::io::size_problem(rows, cols);
+  if (!problem.empty()) throw exala::error(what + " " + problem + context);
+  return {};
+}
+
 // ---- commands ----
 
 // The scalar of sum, asum or dot over the ranks (--backend mpi).
@@ -310,8 +322,14 @@ result run_gemv(const invocation& inv) {
     throw usage_error("gemv: " + describe(inv.args[1], x) + " does not fit " +
                       describe(inv.args[0], a) + ": " + op_shape + ", so X needs " +
                       entries(inner));
-  std::vector<double> y(static_cast<std::size_t>(rows), 0.0);
-  if (const auto yfile = inv.get("--y")) {
+  const auto yfile = inv.get("--y");
+  std::vector<double> y =
+      result_storage("gemv: Y", rows, 1,
+                     " (" + op_name(t, "A") + " is " + std::to_string(rows) + " x " +
+                         std::to_string(inner) + " in " + exala::io::printable(inv.args[0], 4096) +
+                         ")",
+                     !yfile);
+  if (yfile) {
     exala::io::array yin = exala::io::read_array_file(std::string(*yfile));
     if (static_cast<std::int64_t>(yin.values.size()) != rows)
       throw usage_error("gemv: " + describe(std::string(*yfile), yin) + " does not fit " +
@@ -339,8 +357,15 @@ result run_gemm(const invocation& inv) {
                       " do not fit: " + op_name(ta, "A") + " is " + std::to_string(m) + " x " +
                       std::to_string(k) + " and " + op_name(tb, "B") + " is " +
                       std::to_string(kb) + " x " + std::to_string(n));
-  std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
-  if (const auto cfile = inv.get("--c")) {
+  const auto cfile = inv.get("--c");
+  std::vector<double> c = result_storage(
+      "gemm: C", m, n,
+      " (" + op_name(ta, "A") + " is " + std::to_string(m) + " x " + std::to_string(k) + " in " +
+          exala::io::printable(inv.args[0], 4096) + ", " + op_name(tb, "B") + " is " +
+          std::to_string(kb) + " x " + std::to_string(n) + " in " +
+          exala::io::printable(inv.args[1], 4096) + ")",
+      !cfile);
+  if (cfile) {
     exala::io::array cin = exala::io::read_array_file(std::string(*cfile));
     if (cin.rows != m || cin.cols != n)
       throw usage_error("gemm: " + describe(std::string(*cfile), cin) + " does not fit: " +
@@ -516,24 +541,32 @@ result run_generate(const invocation& inv) {
 
   const exala::trsv_problem p = exala::generate_ill_conditioned_trsv(n, cond, seed);
   // T is row-major; the file is column-major.
-  std::vector<double> tcol(static_cast<std::size_t>(n * n));
+  std::vector<double> tcol = exala::io::zero_values("generate trsv: T", n, n);
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < n; ++j)
       tcol[static_cast<std::size_t>(i + j * n)] = p.t[static_cast<std::size_t>(i * n + j)];
   const std::filesystem::path base(dir);
-  exala::io::write_array_file((base / "T.mtx").string(), n, n, tcol);
-  exala::io::write_array_file((base / "b.mtx").string(), n, 1, p.b);
   const std::filesystem::path xfile = base / "x_exact.mtx";
+  std::vector<double> x;
+  bool have_x = true;
   try {
-    const std::vector<double> x = exala::trsv_mpfr_solution(
-        exala::layout::row_major, exala::uplo::lower, exala::transpose::none,
-        exala::diag::non_unit, n, p.t.data(), n, p.b.data(), 1);
-    exala::io::write_array_file(xfile.string(), n, 1, x);
+    x = exala::trsv_mpfr_solution(exala::layout::row_major, exala::uplo::lower,
+                                  exala::transpose::none, exala::diag::non_unit, n, p.t.data(), n,
+                                  p.b.data(), 1);
   } catch (const exala::not_compiled_in&) {
-    std::filesystem::remove(xfile, ec);  // never leave a stale one beside new T and b
+    have_x = false;
+  }
+  // The files of one system are replaced together: every one is written and
+  // synced first, so a full disk keeps the whole previous system.
+  std::vector<exala::io::array_file> files{{(base / "T.mtx").string(), n, n, tcol},
+                                           {(base / "b.mtx").string(), n, 1, p.b}};
+  if (have_x) files.push_back({xfile.string(), n, 1, x});
+  exala::io::write_array_files(files, [&] {
+    if (!have_x) std::filesystem::remove(xfile, ec);  // never a stale one beside new T and b
+  });
+  if (!have_x)
     std::cerr << "exala: note: MPFR is not compiled in: " << exala::io::printable(xfile.string(), 4096)
               << " not written\n";
-  }
   return result::nothing();
 }
 
@@ -933,7 +966,10 @@ void print_help(std::ostream& os) {
                 std::to_string(max_threads) + " (default: all)");
   help_line(os, "--rounding MODE", "nearest|zero|up|down: rounding direction of the result");
   help_line(os, "", "(default nearest, ties to even; trsv: exact and refined only)");
-  help_line(os, "-o, --output FILE", "write the result to FILE as a Matrix Market array file");
+  help_line(os, "-o, --output FILE",
+            "write the result to FILE as a Matrix Market array file; FILE is replaced only "
+            "once the new one is complete (the old one survives a full disk); '-' is standard "
+            "output");
   help_line(os, "", "(generate trsv: the directory that gets the files)");
   help_line(os, "-h, --help", "show this help");
   help_line(os, "--version", "show the version");
@@ -943,7 +979,10 @@ void print_help(std::ostream& os) {
         "decimal or hex floats (0x1p-1074), inf, -inf, nan. A file named '-' is\n"
         "standard input. import and solve also read 'matrix coordinate real|integer\n"
         "general|symmetric|skew-symmetric' files (size line 'M N NNZ', then lines\n"
-        "'I J VALUE'; symmetric files store the lower triangle).\n\n"
+        "'I J VALUE'; symmetric files store the lower triangle). Header, size and\n"
+        "entry lines may have at most 1024 characters (the Matrix Market limit), and so\n"
+        "may each value; array values may stand any number to a line, and comments\n"
+        "may be of any length. A matrix may have at most 2^60 - 1 entries.\n\n"
         "Output: a scalar is printed on one line with 17 significant digits (it reads\n"
         "back to the same double), or inf, -inf, nan, and -0 for negative zero. A\n"
         "vector or matrix (gemv, gemm, trsv, solve) is a Matrix Market array file with\n"
@@ -982,6 +1021,7 @@ void flush_stdout() {
   if (!std::cout) throw exala::error("cannot write to standard output");
 }
 
+// -o FILE: replaced atomically (write_array_file); "-" is standard output.
 void write_result(const result& r, const std::string& output) {
   if (r.k == result::kind::none) return;
   if (!output.empty()) {

@@ -1,6 +1,34 @@
 # Cli tests of hostile input and faults (issue 15; included from
-# CMakeLists.txt): lines and values beyond the reader's limits. Inputs are
-# written by make_hostile_data.py.
+# CMakeLists.txt): sizes whose products overflow or exceed any memory, lines
+# and values beyond the reader's limits. Inputs are written by
+# make_hostile_data.py.
+
+# ---- sizes (rows 2 and 12) ----
+# Valid empty operands whose product would have 2^64 (wraps to 0 in int64)
+# and 2^62 entries: refused naming the sizes, never a crash or a
+# std::vector message.
+set(addressable "more than the 2^60 - 1 ExaLA can address")
+exala_cli_error(gemm_c_2_64
+  "gemm: C would have 4294967296 x 4294967296 = 18446744073709551616 entries (2^64), ${addressable} (A is 4294967296 x 0 in empty_rows32.mtx, B is 0 x 4294967296 in empty_cols32.mtx)"
+  gemm empty_rows32.mtx empty_cols32.mtx)
+exala_cli_error(gemm_c_2_62
+  "gemm: C would have 2147483648 x 2147483648 = 4611686018427387904 entries (2^62), ${addressable} (A is 2147483648 x 0 in empty_rows31.mtx, B is 0 x 2147483648 in empty_cols31.mtx)"
+  gemm empty_rows31.mtx empty_cols31.mtx)
+exala_cli_error(gemm_c_2_64_trans
+  "gemm: C would have 4294967296 x 4294967296 = 18446744073709551616 entries (2^64), ${addressable} (A^T is 4294967296 x 0 in empty_cols32.mtx, B^T is 0 x 4294967296 in empty_rows32.mtx)"
+  gemm empty_cols32.mtx empty_rows32.mtx --transa T --transb T)
+# Representable sizes that no memory holds: the bytes needed, not bad_alloc.
+set(memory_re "8796093022208 bytes \\(8.00 TiB\\), more than this machine's memory of [0-9.]+ [KMGTP]iB")
+exala_cli_test(gemv_y_2_40 RC 2 STDERR_LINES 1
+  STDERR_REGEX "^exala: error: gemv: Y would have 1099511627776 x 1 = 1099511627776 entries \\(2\\^40\\): ${memory_re} \\(A is 1099511627776 x 0 in empty_rows40.mtx\\)$"
+  ARGS gemv empty_rows40.mtx empty_cols40.mtx)
+exala_cli_test(gemm_c_2_40 RC 2 STDERR_LINES 1
+  STDERR_REGEX "^exala: error: gemm: C would have 1099511627776 x 1 = 1099511627776 entries \\(2\\^40\\): ${memory_re} "
+  ARGS gemm empty_rows40.mtx empty_0x1.mtx)
+# Empty results of huge operands are fine.
+exala_cli_test(gemm_empty_result STDOUT_FILE expected_empty_0x0.mtx
+               ARGS gemm empty_cols32.mtx empty_rows32.mtx)
+exala_cli_result(sum_empty_rows32 0 sum empty_rows32.mtx)
 
 # ---- line and value limits (row 12) ----
 set(line_limit "is longer than 1024 characters (the Matrix Market line limit)")
