@@ -413,10 +413,14 @@ result run_trsv(const invocation& inv) {
   const exala::diag dg = parse_diag(inv.get("--diag").value_or("N"));
   const std::string_view method_text = inv.get("--method").value_or("exact");
   const trsv_method method = parse_method(method_text);
-  const bool exact = method == trsv_method::exact || method == trsv_method::refined;
-  if (!exact && inv.rounding_given && inv.ex.mode != exala::rounding::to_nearest_even)
-    throw usage_error("option '--rounding' applies to --method exact and refined only (" +
-                      std::string(method_text) + " rounds every operation to nearest)");
+  // Only the exact method rounds each x_i once, in any direction; the
+  // library's refinement (trsv_exact_refined) requires round to nearest.
+  if (method != trsv_method::exact && inv.rounding_given &&
+      inv.ex.mode != exala::rounding::to_nearest_even)
+    throw usage_error("option '--rounding' applies to --method exact only (" +
+                      std::string(method_text) +
+                      (method == trsv_method::refined ? " rounds its corrections to nearest)"
+                                                      : " rounds every operation to nearest)"));
 #ifdef EXALA_CLI_HAVE_MPI
   if (inv.mpi) {
     if (method != trsv_method::exact)
@@ -448,22 +452,30 @@ result run_trsv(const invocation& inv) {
   std::vector<double>& x = b.values;
   const auto lay = exala::layout::col_major;
   const double* tp = data_of(a.values);
-  switch (method) {
-    case trsv_method::exact:
-      exala::trsv(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, inv.ex);
-      break;
-    case trsv_method::refined:
-      exala::trsv_exact_refined(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, 8, inv.ex);
-      break;
-    case trsv_method::compensated:
-      exala::trsv_compensated(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
-      break;
-    case trsv_method::double_double:
-      exala::trsv_double_double(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
-      break;
-    case trsv_method::naive:
-      naive_trsv(ul, t, dg, n, tp, data_of(x));
-      break;
+  try {
+    switch (method) {
+      case trsv_method::exact:
+        exala::trsv(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, inv.ex);
+        break;
+      case trsv_method::refined:
+        exala::trsv_exact_refined(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, 8, inv.ex);
+        break;
+      case trsv_method::compensated:
+        exala::trsv_compensated(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
+        break;
+      case trsv_method::double_double:
+        exala::trsv_double_double(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
+        break;
+      case trsv_method::naive:
+        naive_trsv(ul, t, dg, n, tp, data_of(x));
+        break;
+    }
+  } catch (const exala::singular_matrix& e) {
+    // The library names a 0-based row of op(T); the user gave a file.
+    const std::string d = std::to_string(e.row() + 1);
+    exala::io::fail_at_entry(inv.args[0], e.row(), e.row(),
+                             "exact zero on the diagonal at T(" + d + ", " + d +
+                                 "): the triangular matrix is singular");
   }
   return result::of_matrix(n, 1, std::move(x));
 }
@@ -777,6 +789,22 @@ int parse_threads(std::string_view value) {
   return n;
 }
 
+// A backend name given to option `name`; the library's message names the
+// argument, the user gave an option.
+exala::backend parse_backend_option(std::string_view name, std::string_view value) {
+  try {
+    return exala::parse_backend(value, std::string(name));
+  } catch (const exala::invalid_argument& e) {
+    // "... has unknown value 'x' (expected reference|simd|...)"
+    const std::string_view what = e.what();
+    const std::size_t expected = what.rfind(" (expected ");
+    const std::string known =
+        expected == std::string_view::npos ? "" : std::string(what.substr(expected));
+    throw usage_error("option '" + std::string(name) + "' has unknown value " + quote_value(value) +
+                      known);
+  }
+}
+
 // Splits '--name=value' into name and value.
 std::pair<std::string_view, std::optional<std::string_view>> split_option(std::string_view arg) {
   const std::size_t eq = arg.find('=');
@@ -806,10 +834,10 @@ void apply_valued_option(invocation& inv, std::string_view name, std::string_vie
       throw exala::not_compiled_in("backend 'mpi'");
 #endif
     } else {
-      inv.ex.backend = exala::parse_backend(value, "--backend");
+      inv.ex.backend = parse_backend_option("--backend", value);
     }
   } else if (name == "--local-backend") {
-    inv.local_backend = exala::parse_backend(value, "--local-backend");
+    inv.local_backend = parse_backend_option("--local-backend", value);
     inv.local_backend_given = true;
   } else if (name == "--device") {
     if (value.empty()) throw usage_error("option '--device' needs a device (see 'exala devices')");
@@ -965,7 +993,7 @@ void print_help(std::ostream& os) {
             "threads of the omp backend, and of the stripe LU engine (solve), 1 to " +
                 std::to_string(max_threads) + " (default: all)");
   help_line(os, "--rounding MODE", "nearest|zero|up|down: rounding direction of the result");
-  help_line(os, "", "(default nearest, ties to even; trsv: exact and refined only)");
+  help_line(os, "", "(default nearest, ties to even; trsv: --method exact only)");
   help_line(os, "-o, --output FILE",
             "write the result to FILE as a Matrix Market array file; FILE is replaced only "
             "once the new one is complete (the old one survives a full disk); '-' is standard "

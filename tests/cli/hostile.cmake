@@ -1,7 +1,7 @@
 # Cli tests of hostile input and faults (issue 15; included from
 # CMakeLists.txt): sizes whose products overflow or exceed any memory, lines
-# and values beyond the reader's limits. Inputs are written by
-# make_hostile_data.py.
+# and values beyond the reader's limits, option errors named by the option.
+# Inputs are written by make_hostile_data.py.
 
 # ---- sizes (rows 2 and 12) ----
 # Valid empty operands whose product would have 2^64 (wraps to 0 in int64)
@@ -47,3 +47,11 @@ exala_cli_result(value_1024 0.5 sum value_1024.mtx)
 exala_cli_result(comment_long 6 sum comment_long.mtx)
 exala_cli_result(values_one_line 45150 sum values_one_line.mtx)
 
+# ---- messages name the option or the file:line, not a C++ argument ----
+exala_cli_error(trsv_rounding_refined
+  "option '--rounding' applies to --method exact only (refined rounds its corrections to nearest)"
+  trsv l23_third.mtx l23_ones2.mtx --method refined --rounding up)
+exala_cli_test(help_rounding_trsv STDOUT_REGEX "trsv: --method exact only\\)" ARGS --help)
+exala_cli_error(unknown_local_backend
+  "option '--local-backend' has unknown value 'gpu' (expected reference|simd|omp|opencl)"
+  sum cancel.mtx --local-backend gpu --backend mpi)
