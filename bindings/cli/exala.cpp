@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -236,6 +237,48 @@ std::vector<double> result_storage(const std::string& what, std::int64_t rows, s
   return {};
 }
 
+bool all_finite(std::span<const double> v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+// A result that is known to be wrong is an error, never a printed number:
+// the library's reductions and products are correctly rounded (an exact
+// result beyond the double range is +-inf, never NaN), so NaN from finite
+// operands means that something overflowed on the way. `operands_finite` is
+// asked only when the result has a NaN; `name(k)` names entry k; `why`
+// explains it and `hint` follows.
+void reject_nan_from_finite(const std::string& command, std::span<const double> result,
+                            const std::function<bool()>& operands_finite,
+                            const std::function<std::string(std::size_t)>& name,
+                            const std::string& operands, const std::string& why,
+                            const std::string& hint) {
+  const auto nan =
+      std::find_if(result.begin(), result.end(), [](double x) { return std::isnan(x); });
+  if (nan == result.end() || !operands_finite()) return;
+  throw exala::error(command + ": " + name(static_cast<std::size_t>(nan - result.begin())) +
+                     " is NaN although " + operands + " finite: " + why +
+                     ", so the result is known to be wrong" + hint);
+}
+
+// The same for a command whose routine is correctly rounded (sum, dot, gemv,
+// gemm): NaN from finite operands would be a defect of the routine.
+void reject_nan_from_finite_rounded(const std::string& command, std::span<const double> result,
+                                    const std::function<bool()>& operands_finite,
+                                    const std::function<std::string(std::size_t)>& name,
+                                    const std::string& operands) {
+  reject_nan_from_finite(command, result, operands_finite, name, operands,
+                         "a correctly rounded result of finite operands is finite or +-inf",
+                         " (please report this defect)");
+}
+
+std::string file_list(const operand_list& files) {
+  std::string text;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == files.size() ? " and " : ", ") +
+            exala::io::printable(files[i], 4096);
+  return text + (files.size() == 1 ? " is" : " are");
+}
+
 // ---- commands ----
 
 // The scalar of sum, asum or dot over the ranks (--backend mpi).
@@ -248,16 +291,29 @@ std::optional<result> mpi_scalar([[maybe_unused]] const invocation& inv) {
   return std::nullopt;
 }
 
+// The scalar of sum, asum or dot, checked (reject_nan_from_finite).
+result checked_scalar(const invocation& inv, double v,
+                      std::initializer_list<const exala::io::array*> operands) {
+  reject_nan_from_finite_rounded(
+      inv.command_name, std::span<const double>(&v, 1),
+      [&] {
+        return std::all_of(operands.begin(), operands.end(),
+                           [](const exala::io::array* a) { return all_finite(a->values); });
+      },
+      [](std::size_t) { return std::string("the result"); }, file_list(inv.args));
+  return result::of_scalar(v);
+}
+
 result run_sum(const invocation& inv) {
   if (auto r = mpi_scalar(inv)) return *r;
   const exala::io::array x = exala::io::read_array_file(inv.args[0]);
-  return result::of_scalar(exala::sum(x.values, inv.ex));
+  return checked_scalar(inv, exala::sum(x.values, inv.ex), {&x});
 }
 
 result run_asum(const invocation& inv) {
   if (auto r = mpi_scalar(inv)) return *r;
   const exala::io::array x = exala::io::read_array_file(inv.args[0]);
-  return result::of_scalar(exala::asum(x.values, inv.ex));
+  return checked_scalar(inv, exala::asum(x.values, inv.ex), {&x});
 }
 
 result run_dot(const invocation& inv) {
@@ -268,7 +324,7 @@ result run_dot(const invocation& inv) {
   if (x.values.size() != y.values.size())
     throw usage_error("dot: " + describe(files[0], x) + " and " + describe(files[1], y) +
                       " differ in size");
-  return result::of_scalar(exala::dot(x.values, y.values, inv.ex));
+  return checked_scalar(inv, exala::dot(x.values, y.values, inv.ex), {&x, &y});
 }
 
 // alpha and beta of gemv / gemm: beta defaults to 1 when the matrix it scales
@@ -329,6 +385,7 @@ result run_gemv(const invocation& inv) {
                          std::to_string(inner) + " in " + exala::io::printable(inv.args[0], 4096) +
                          ")",
                      !yfile);
+  bool y_finite = true;
   if (yfile) {
     exala::io::array yin = exala::io::read_array_file(std::string(*yfile));
     if (static_cast<std::int64_t>(yin.values.size()) != rows)
@@ -336,9 +393,19 @@ result run_gemv(const invocation& inv) {
                         describe(inv.args[0], a) + ": " + op_shape + ", so Y needs " +
                         entries(rows));
     y = std::move(yin.values);
+    y_finite = all_finite(y);
   }
   exala::gemv(exala::layout::col_major, t, a.rows, a.cols, s.alpha, data_of(a.values),
               ld(a.rows), data_of(x.values), 1, s.beta, data_of(y), 1, inv.ex);
+  operand_list files = inv.args;
+  if (yfile) files.emplace_back(*yfile);
+  reject_nan_from_finite_rounded(
+      "gemv", y,
+      [&] {
+        return y_finite && std::isfinite(s.alpha) && std::isfinite(s.beta) &&
+               all_finite(a.values) && all_finite(x.values);
+      },
+      [](std::size_t k) { return "y(" + std::to_string(k + 1) + ")"; }, file_list(files));
   return result::of_matrix(rows, 1, std::move(y));
 }
 
@@ -365,6 +432,7 @@ result run_gemm(const invocation& inv) {
           std::to_string(kb) + " x " + std::to_string(n) + " in " +
           exala::io::printable(inv.args[1], 4096) + ")",
       !cfile);
+  bool c_finite = true;
   if (cfile) {
     exala::io::array cin = exala::io::read_array_file(std::string(*cfile));
     if (cin.rows != m || cin.cols != n)
@@ -372,9 +440,23 @@ result run_gemm(const invocation& inv) {
                         op_name(ta, "A") + " " + op_name(tb, "B") + " is " + std::to_string(m) +
                         " x " + std::to_string(n));
     c = std::move(cin.values);
+    c_finite = all_finite(c);
   }
   exala::gemm(exala::layout::col_major, ta, tb, m, n, k, s.alpha, data_of(a.values), ld(a.rows),
               data_of(b.values), ld(b.rows), s.beta, data_of(c), ld(m), inv.ex);
+  operand_list files = inv.args;
+  if (cfile) files.emplace_back(*cfile);
+  reject_nan_from_finite_rounded(
+      "gemm", c,
+      [&] {
+        return c_finite && std::isfinite(s.alpha) && std::isfinite(s.beta) &&
+               all_finite(a.values) && all_finite(b.values);
+      },
+      [m](std::size_t e) {
+        const auto i = static_cast<std::int64_t>(e) % m, j = static_cast<std::int64_t>(e) / m;
+        return "C(" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")";
+      },
+      file_list(files));
   return result::of_matrix(m, n, std::move(c));
 }
 
@@ -404,6 +486,62 @@ void naive_trsv(exala::uplo ul, exala::transpose t, exala::diag dg, std::int64_t
     }
     x[i] = s;
   }
+}
+
+// Whether the entries of n x n T (column-major) that a solve reads (the
+// `ul` triangle, with the diagonal unless unit) are finite.
+bool triangle_finite(const std::vector<double>& a, std::int64_t n, exala::uplo ul,
+                     exala::diag dg) {
+  const bool lower = ul == exala::uplo::lower, unit = dg == exala::diag::unit;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const std::int64_t first = lower ? j + (unit ? 1 : 0) : 0;
+    const std::int64_t last = lower ? n : j + (unit ? 0 : 1);
+    for (std::int64_t i = first; i < last; ++i)
+      if (!std::isfinite(a[static_cast<std::size_t>(i + j * n)])) return false;
+  }
+  return true;
+}
+
+// With finite T and b, a solution with non-finite entries is checked in the
+// order of the solve: an entry computed from an earlier infinite one (its
+// coefficient in op(T) is nonzero) is an error, since inf carries no digits
+// (x(2) = -inf from x(1) = inf may stand for -1e18 or -1e318), and NaN is
+// known to be wrong. An infinite entry computed from finite ones only is the
+// IEEE rounding of a value beyond the range (for the exact method, of the
+// exact numerator over the diagonal) and is kept.
+void check_overflowed_solution(const invocation& inv, trsv_method method,
+                               const std::vector<double>& a, const std::vector<double>& x,
+                               exala::uplo ul, exala::transpose t) {
+  const auto n = static_cast<std::int64_t>(x.size());
+  const auto op = [&](std::int64_t i, std::int64_t j) {  // op(T)_ij, column-major T
+    return t == exala::transpose::none ? a[static_cast<std::size_t>(i + j * n)]
+                                       : a[static_cast<std::size_t>(j + i * n)];
+  };
+  const auto entry = [&](std::int64_t i) {
+    return "x(" + std::to_string(i + 1) + ") = " +
+           exala::io::format_real(x[static_cast<std::size_t>(i)]);
+  };
+  const std::string operands = file_list(inv.args) + " finite";  // T and B
+  const bool forward = (ul == exala::uplo::lower) == (t == exala::transpose::none);
+  std::vector<std::int64_t> infinite;  // solved so far
+  for (std::int64_t step = 0; step < n; ++step) {
+    const std::int64_t i = forward ? step : n - 1 - step;
+    const double v = x[static_cast<std::size_t>(i)];
+    for (const std::int64_t k : infinite)
+      if (op(i, k) != 0.0)
+        throw exala::error(
+            "trsv: " + entry(i) + " was computed from " + entry(k) + " although " + operands +
+            ": the solution overflows the double range, so the result " +
+            (std::isnan(v) ? "is known to be wrong" : "cannot be trusted") + " (scale the system)");
+    if (std::isinf(v)) infinite.push_back(i);
+  }
+  // NaN computed from finite entries only: an operation overflowed.
+  reject_nan_from_finite(
+      "trsv", x, [] { return true; },
+      [](std::size_t k) { return "x(" + std::to_string(k + 1) + ")"; }, file_list(inv.args),
+      "an intermediate result overflowed the double range",
+      method == trsv_method::exact ? " (please report this defect)"
+                                   : " (--method exact has no intermediate overflow)");
 }
 
 // op(T) x = b by the chosen method.
@@ -450,6 +588,7 @@ result run_trsv(const invocation& inv) {
     throw usage_error("trsv: " + describe(inv.args[1], b) + " does not fit " +
                       describe(inv.args[0], a) + ": B needs " + entries(n));
   std::vector<double>& x = b.values;
+  const bool b_finite = all_finite(x);
   const auto lay = exala::layout::col_major;
   const double* tp = data_of(a.values);
   try {
@@ -477,6 +616,8 @@ result run_trsv(const invocation& inv) {
                              "exact zero on the diagonal at T(" + d + ", " + d +
                                  "): the triangular matrix is singular");
   }
+  if (!all_finite(x) && b_finite && triangle_finite(a.values, n, ul, dg))
+    check_overflowed_solution(inv, method, a.values, x, ul, t);
   return result::of_matrix(n, 1, std::move(x));
 }
 
@@ -1041,6 +1182,8 @@ void print_help(std::ostream& os) {
         "its bits are those of one process with the same S (without --stripe, S\n"
         "follows the cache, which is per rank: give --stripe to compare runs).\n"
         "An error on any rank ends every rank with status 2 and one line from rank 0.\n\n"
+        "A result known to be wrong is an error: NaN from finite operands, or a trsv\n"
+        "entry computed from an entry that overflowed to inf.\n\n"
         "Exit status: 0 on success, 2 on any error (one line on standard error).\n";
 }
 

@@ -1,7 +1,7 @@
 # Cli tests of hostile input and faults (issue 15; included from
 # CMakeLists.txt): sizes whose products overflow or exceed any memory, lines
-# and values beyond the reader's limits, option errors named by the option.
-# Inputs are written by make_hostile_data.py.
+# and values beyond the reader's limits, results known to be wrong, option
+# errors named by the option. Inputs are written by make_hostile_data.py.
 
 # ---- sizes (rows 2 and 12) ----
 # Valid empty operands whose product would have 2^64 (wraps to 0 in int64)
@@ -46,6 +46,29 @@ exala_cli_error(value_long
 exala_cli_result(value_1024 0.5 sum value_1024.mtx)
 exala_cli_result(comment_long 6 sum comment_long.mtx)
 exala_cli_result(values_one_line 45150 sum values_one_line.mtx)
+
+# ---- results known to be wrong ----
+# x = (1e318, -1e318, 1): x(2) = -inf is computed from x(1) = inf (inf has
+# no digits: it could as well stand for a finite value), and x(3) would be
+# NaN for the finite value 1: an error for every method, not a printout.
+foreach(method exact refined compensated double-double naive)
+  exala_cli_error(trsv_overflow_${method}
+    "trsv: x(2) = -inf was computed from x(1) = inf although l23_overflow.mtx and l23_overflow_b.mtx are finite: the solution overflows the double range, so the result cannot be trusted (scale the system)"
+    trsv l23_overflow.mtx l23_overflow_b.mtx --method ${method})
+endforeach()
+# x = (1e308, 1e308, 1): exact and refined give it; the substitutions in
+# double overflow on the way (1 - 10 * 1e308 + 10 * 1e308) and give NaN.
+foreach(method exact refined)
+  exala_cli_matrix(trsv_overflow_mid_${method} x_overflow_mid
+                   trsv l23_overflow_mid.mtx l23_overflow_mid_b.mtx --method ${method})
+endforeach()
+foreach(method compensated double-double naive)
+  exala_cli_error(trsv_overflow_mid_${method}
+    "trsv: x(3) is NaN although l23_overflow_mid.mtx and l23_overflow_mid_b.mtx are finite: an intermediate result overflowed the double range, so the result is known to be wrong (--method exact has no intermediate overflow)"
+    trsv l23_overflow_mid.mtx l23_overflow_mid_b.mtx --method ${method})
+endforeach()
+# An entry beyond the range computed from finite values only is IEEE's inf.
+exala_cli_test(trsv_inf_alone STDOUT_REGEX "^inf$" ARGS trsv l23_inf1.mtx l23_inf1_b.mtx)
 
 # ---- messages name the option or the file:line, not a C++ argument ----
 exala_cli_error(trsv_rounding_refined
