@@ -576,6 +576,14 @@ result run_trsv(const invocation& inv) {
     g.t = inv.args[0];
     g.b = inv.args[1];
     exala::cli::solution x = exala::cli::mpi_trsv(*inv.session, g, inv.ex);
+    // Rank 0 holds x and alone writes it: it checks it as one process does
+    // (reading T and B whole only when x is not finite).
+    if (inv.session->root() && !all_finite(x.values)) {
+      const exala::io::array a = exala::io::read_array_file(inv.args[0]);
+      const exala::io::array b = exala::io::read_array_file(inv.args[1]);
+      if (all_finite(b.values) && triangle_finite(a.values, x.rows, ul, dg))
+        check_overflowed_solution(inv, method, a.values, x.values, ul, t);
+    }
     return result::of_matrix(x.rows, 1, std::move(x.values));
   }
 #endif
@@ -611,10 +619,7 @@ result run_trsv(const invocation& inv) {
     }
   } catch (const exala::singular_matrix& e) {
     // The library names a 0-based row of op(T); the user gave a file.
-    const std::string d = std::to_string(e.row() + 1);
-    exala::io::fail_at_entry(inv.args[0], e.row(), e.row(),
-                             "exact zero on the diagonal at T(" + d + ", " + d +
-                                 "): the triangular matrix is singular");
+    exala::io::fail_singular_diagonal(inv.args[0], e.row());
   }
   if (!all_finite(x) && b_finite && triangle_finite(a.values, n, ul, dg))
     check_overflowed_solution(inv, method, a.values, x, ul, t);

@@ -671,6 +671,13 @@ void fail_at_entry(const std::string& path, std::int64_t row, std::int64_t col,
   throw file_error(path == "-" ? "<stdin>" : path, 0, what);
 }
 
+void fail_singular_diagonal(const std::string& path, std::int64_t row) {
+  const std::string i = std::to_string(row + 1);
+  fail_at_entry(path, row, row,
+                "exact zero on the diagonal at T(" + i + ", " + i +
+                    "): the triangular matrix is singular");
+}
+
 file_error::file_error(const std::string& file, std::int64_t line, const std::string& what)
     : exala::error(message(file, line, what)), file_(file), line_(line) {}
 

@@ -141,6 +141,12 @@ array read_matrix_file(const std::string& path);
 [[noreturn]] void fail_at_entry(const std::string& path, std::int64_t row, std::int64_t col,
                                 const std::string& what);
 
+// The error of every trsv of the tool for an exact zero on T's diagonal at
+// 0-based row `row` (exala::singular_matrix::row): fail_at_entry at T(row,
+// row), "exact zero on the diagonal at T(i, i): the triangular matrix is
+// singular" with the 1-based i.
+[[noreturn]] void fail_singular_diagonal(const std::string& path, std::int64_t row);
+
 // The double nearest to a whole real-number token (see the top of this file),
 // or nothing if the token is not a number.
 std::optional<double> parse_real(std::string_view token);

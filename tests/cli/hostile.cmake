@@ -78,3 +78,25 @@ exala_cli_test(help_rounding_trsv STDOUT_REGEX "trsv: --method exact only\\)" AR
 exala_cli_error(unknown_local_backend
   "option '--local-backend' has unknown value 'gpu' (expected reference|simd|omp|opencl)"
   sum cancel.mtx --local-backend gpu --backend mpi)
+
+# ---- the same under --backend mpi (rank 0 checks and writes x) ----
+# mpirun prints its own lines after the error: the one 'exala: error' line
+# is matched. (The environment of tests/mpi/mpi.cmake: Open MPI as root in
+# CI containers, no CMA single copy.)
+if(TARGET exala::mpi AND MPIEXEC_EXECUTABLE)
+  function(exala_cli_mpi_error name re)
+    add_test(NAME cli.${name}
+             COMMAND sh ${EXALA_CLI_DRIVER} --rc 2 --stderr-regex "^exala: error: ${re}$" --
+                     ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
+                     $<TARGET_FILE:exala> ${ARGN} --backend mpi
+             WORKING_DIRECTORY ${EXALA_CLI_DATA})
+    set_tests_properties(cli.${name} PROPERTIES LABELS "cli;mpi" TIMEOUT 120 PROCESSORS 2
+      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_hwloc_base_binding_policy=none;OMP_NUM_THREADS=1")
+  endfunction()
+  exala_cli_mpi_error(mpi_trsv_overflow
+    "trsv: x\\(2\\) = -inf was computed from x\\(1\\) = inf although l23_overflow.mtx and l23_overflow_b.mtx are finite: .* \\(scale the system\\)"
+    trsv l23_overflow.mtx l23_overflow_b.mtx)
+  exala_cli_mpi_error(mpi_trsv_singular
+    "l23_singular.mtx:7: exact zero on the diagonal at T\\(2, 2\\): the triangular matrix is singular"
+    trsv l23_singular.mtx l23_ones2.mtx --trans T)
+endif()
