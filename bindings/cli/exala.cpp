@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -224,6 +225,60 @@ double* data_of(std::vector<double>& v) {
 
 std::int64_t ld(std::int64_t rows) { return std::max<std::int64_t>(1, rows); }
 
+// The rows x cols result `what` ("gemm: C"): zero-filled when `zero`, else
+// only checked (an addend file supplies it). Sizes whose entries overflow
+// 2^60 - 1 or exceed this machine's memory are refused with the sizes and
+// the bytes, never handed to the library; `context` names the operands.
+std::vector<double> result_storage(const std::string& what, std::int64_t rows, std::int64_t cols,
+                                   const std::string& context, bool zero) {
+  if (zero) return exala::io::zero_values(what, rows, cols, context);
+  const std::string problem = exala::io::size_problem(rows, cols);
+  if (!problem.empty()) throw exala::error(what + " " + problem + context);
+  return {};
+}
+
+bool all_finite(std::span<const double> v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+// A result that is known to be wrong is an error, never a printed number:
+// the library's reductions and products are correctly rounded (an exact
+// result beyond the double range is +-inf, never NaN), so NaN from finite
+// operands means that something overflowed on the way. `operands_finite` is
+// asked only when the result has a NaN; `name(k)` names entry k; `why`
+// explains it and `hint` follows.
+void reject_nan_from_finite(const std::string& command, std::span<const double> result,
+                            const std::function<bool()>& operands_finite,
+                            const std::function<std::string(std::size_t)>& name,
+                            const std::string& operands, const std::string& why,
+                            const std::string& hint) {
+  const auto nan =
+      std::find_if(result.begin(), result.end(), [](double x) { return std::isnan(x); });
+  if (nan == result.end() || !operands_finite()) return;
+  throw exala::error(command + ": " + name(static_cast<std::size_t>(nan - result.begin())) +
+                     " is NaN although " + operands + " finite: " + why +
+                     ", so the result is known to be wrong" + hint);
+}
+
+// The same for a command whose routine is correctly rounded (sum, dot, gemv,
+// gemm): NaN from finite operands would be a defect of the routine.
+void reject_nan_from_finite_rounded(const std::string& command, std::span<const double> result,
+                                    const std::function<bool()>& operands_finite,
+                                    const std::function<std::string(std::size_t)>& name,
+                                    const std::string& operands) {
+  reject_nan_from_finite(command, result, operands_finite, name, operands,
+                         "a correctly rounded result of finite operands is finite or +-inf",
+                         " (please report this defect)");
+}
+
+std::string file_list(const operand_list& files) {
+  std::string text;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == files.size() ? " and " : ", ") +
+            exala::io::printable(files[i], 4096);
+  return text + (files.size() == 1 ? " is" : " are");
+}
+
 // ---- commands ----
 
 // The scalar of sum, asum or dot over the ranks (--backend mpi).
@@ -236,16 +291,29 @@ std::optional<result> mpi_scalar([[maybe_unused]] const invocation& inv) {
   return std::nullopt;
 }
 
+// The scalar of sum, asum or dot, checked (reject_nan_from_finite).
+result checked_scalar(const invocation& inv, double v,
+                      std::initializer_list<const exala::io::array*> operands) {
+  reject_nan_from_finite_rounded(
+      inv.command_name, std::span<const double>(&v, 1),
+      [&] {
+        return std::all_of(operands.begin(), operands.end(),
+                           [](const exala::io::array* a) { return all_finite(a->values); });
+      },
+      [](std::size_t) { return std::string("the result"); }, file_list(inv.args));
+  return result::of_scalar(v);
+}
+
 result run_sum(const invocation& inv) {
   if (auto r = mpi_scalar(inv)) return *r;
   const exala::io::array x = exala::io::read_array_file(inv.args[0]);
-  return result::of_scalar(exala::sum(x.values, inv.ex));
+  return checked_scalar(inv, exala::sum(x.values, inv.ex), {&x});
 }
 
 result run_asum(const invocation& inv) {
   if (auto r = mpi_scalar(inv)) return *r;
   const exala::io::array x = exala::io::read_array_file(inv.args[0]);
-  return result::of_scalar(exala::asum(x.values, inv.ex));
+  return checked_scalar(inv, exala::asum(x.values, inv.ex), {&x});
 }
 
 result run_dot(const invocation& inv) {
@@ -256,7 +324,7 @@ result run_dot(const invocation& inv) {
   if (x.values.size() != y.values.size())
     throw usage_error("dot: " + describe(files[0], x) + " and " + describe(files[1], y) +
                       " differ in size");
-  return result::of_scalar(exala::dot(x.values, y.values, inv.ex));
+  return checked_scalar(inv, exala::dot(x.values, y.values, inv.ex), {&x, &y});
 }
 
 // alpha and beta of gemv / gemm: beta defaults to 1 when the matrix it scales
@@ -310,17 +378,34 @@ result run_gemv(const invocation& inv) {
     throw usage_error("gemv: " + describe(inv.args[1], x) + " does not fit " +
                       describe(inv.args[0], a) + ": " + op_shape + ", so X needs " +
                       entries(inner));
-  std::vector<double> y(static_cast<std::size_t>(rows), 0.0);
-  if (const auto yfile = inv.get("--y")) {
+  const auto yfile = inv.get("--y");
+  std::vector<double> y =
+      result_storage("gemv: Y", rows, 1,
+                     " (" + op_name(t, "A") + " is " + std::to_string(rows) + " x " +
+                         std::to_string(inner) + " in " + exala::io::printable(inv.args[0], 4096) +
+                         ")",
+                     !yfile);
+  bool y_finite = true;
+  if (yfile) {
     exala::io::array yin = exala::io::read_array_file(std::string(*yfile));
     if (static_cast<std::int64_t>(yin.values.size()) != rows)
       throw usage_error("gemv: " + describe(std::string(*yfile), yin) + " does not fit " +
                         describe(inv.args[0], a) + ": " + op_shape + ", so Y needs " +
                         entries(rows));
     y = std::move(yin.values);
+    y_finite = all_finite(y);
   }
   exala::gemv(exala::layout::col_major, t, a.rows, a.cols, s.alpha, data_of(a.values),
               ld(a.rows), data_of(x.values), 1, s.beta, data_of(y), 1, inv.ex);
+  operand_list files = inv.args;
+  if (yfile) files.emplace_back(*yfile);
+  reject_nan_from_finite_rounded(
+      "gemv", y,
+      [&] {
+        return y_finite && std::isfinite(s.alpha) && std::isfinite(s.beta) &&
+               all_finite(a.values) && all_finite(x.values);
+      },
+      [](std::size_t k) { return "y(" + std::to_string(k + 1) + ")"; }, file_list(files));
   return result::of_matrix(rows, 1, std::move(y));
 }
 
@@ -339,17 +424,39 @@ result run_gemm(const invocation& inv) {
                       " do not fit: " + op_name(ta, "A") + " is " + std::to_string(m) + " x " +
                       std::to_string(k) + " and " + op_name(tb, "B") + " is " +
                       std::to_string(kb) + " x " + std::to_string(n));
-  std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
-  if (const auto cfile = inv.get("--c")) {
+  const auto cfile = inv.get("--c");
+  std::vector<double> c = result_storage(
+      "gemm: C", m, n,
+      " (" + op_name(ta, "A") + " is " + std::to_string(m) + " x " + std::to_string(k) + " in " +
+          exala::io::printable(inv.args[0], 4096) + ", " + op_name(tb, "B") + " is " +
+          std::to_string(kb) + " x " + std::to_string(n) + " in " +
+          exala::io::printable(inv.args[1], 4096) + ")",
+      !cfile);
+  bool c_finite = true;
+  if (cfile) {
     exala::io::array cin = exala::io::read_array_file(std::string(*cfile));
     if (cin.rows != m || cin.cols != n)
       throw usage_error("gemm: " + describe(std::string(*cfile), cin) + " does not fit: " +
                         op_name(ta, "A") + " " + op_name(tb, "B") + " is " + std::to_string(m) +
                         " x " + std::to_string(n));
     c = std::move(cin.values);
+    c_finite = all_finite(c);
   }
   exala::gemm(exala::layout::col_major, ta, tb, m, n, k, s.alpha, data_of(a.values), ld(a.rows),
               data_of(b.values), ld(b.rows), s.beta, data_of(c), ld(m), inv.ex);
+  operand_list files = inv.args;
+  if (cfile) files.emplace_back(*cfile);
+  reject_nan_from_finite_rounded(
+      "gemm", c,
+      [&] {
+        return c_finite && std::isfinite(s.alpha) && std::isfinite(s.beta) &&
+               all_finite(a.values) && all_finite(b.values);
+      },
+      [m](std::size_t e) {
+        const auto i = static_cast<std::int64_t>(e) % m, j = static_cast<std::int64_t>(e) / m;
+        return "C(" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")";
+      },
+      file_list(files));
   return result::of_matrix(m, n, std::move(c));
 }
 
@@ -381,6 +488,62 @@ void naive_trsv(exala::uplo ul, exala::transpose t, exala::diag dg, std::int64_t
   }
 }
 
+// Whether the entries of n x n T (column-major) that a solve reads (the
+// `ul` triangle, with the diagonal unless unit) are finite.
+bool triangle_finite(const std::vector<double>& a, std::int64_t n, exala::uplo ul,
+                     exala::diag dg) {
+  const bool lower = ul == exala::uplo::lower, unit = dg == exala::diag::unit;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const std::int64_t first = lower ? j + (unit ? 1 : 0) : 0;
+    const std::int64_t last = lower ? n : j + (unit ? 0 : 1);
+    for (std::int64_t i = first; i < last; ++i)
+      if (!std::isfinite(a[static_cast<std::size_t>(i + j * n)])) return false;
+  }
+  return true;
+}
+
+// With finite T and b, a solution with non-finite entries is checked in the
+// order of the solve: an entry computed from an earlier infinite one (its
+// coefficient in op(T) is nonzero) is an error, since inf carries no digits
+// (x(2) = -inf from x(1) = inf may stand for -1e18 or -1e318), and NaN is
+// known to be wrong. An infinite entry computed from finite ones only is the
+// IEEE rounding of a value beyond the range (for the exact method, of the
+// exact numerator over the diagonal) and is kept.
+void check_overflowed_solution(const invocation& inv, trsv_method method,
+                               const std::vector<double>& a, const std::vector<double>& x,
+                               exala::uplo ul, exala::transpose t) {
+  const auto n = static_cast<std::int64_t>(x.size());
+  const auto op = [&](std::int64_t i, std::int64_t j) {  // op(T)_ij, column-major T
+    return t == exala::transpose::none ? a[static_cast<std::size_t>(i + j * n)]
+                                       : a[static_cast<std::size_t>(j + i * n)];
+  };
+  const auto entry = [&](std::int64_t i) {
+    return "x(" + std::to_string(i + 1) + ") = " +
+           exala::io::format_real(x[static_cast<std::size_t>(i)]);
+  };
+  const std::string operands = file_list(inv.args) + " finite";  // T and B
+  const bool forward = (ul == exala::uplo::lower) == (t == exala::transpose::none);
+  std::vector<std::int64_t> infinite;  // solved so far
+  for (std::int64_t step = 0; step < n; ++step) {
+    const std::int64_t i = forward ? step : n - 1 - step;
+    const double v = x[static_cast<std::size_t>(i)];
+    for (const std::int64_t k : infinite)
+      if (op(i, k) != 0.0)
+        throw exala::error(
+            "trsv: " + entry(i) + " was computed from " + entry(k) + " although " + operands +
+            ": the solution overflows the double range, so the result " +
+            (std::isnan(v) ? "is known to be wrong" : "cannot be trusted") + " (scale the system)");
+    if (std::isinf(v)) infinite.push_back(i);
+  }
+  // NaN computed from finite entries only: an operation overflowed.
+  reject_nan_from_finite(
+      "trsv", x, [] { return true; },
+      [](std::size_t k) { return "x(" + std::to_string(k + 1) + ")"; }, file_list(inv.args),
+      "an intermediate result overflowed the double range",
+      method == trsv_method::exact ? " (please report this defect)"
+                                   : " (--method exact has no intermediate overflow)");
+}
+
 // op(T) x = b by the chosen method.
 result run_trsv(const invocation& inv) {
   const exala::uplo ul = parse_uplo(inv.get("--uplo").value_or("L"));
@@ -388,10 +551,14 @@ result run_trsv(const invocation& inv) {
   const exala::diag dg = parse_diag(inv.get("--diag").value_or("N"));
   const std::string_view method_text = inv.get("--method").value_or("exact");
   const trsv_method method = parse_method(method_text);
-  const bool exact = method == trsv_method::exact || method == trsv_method::refined;
-  if (!exact && inv.rounding_given && inv.ex.mode != exala::rounding::to_nearest_even)
-    throw usage_error("option '--rounding' applies to --method exact and refined only (" +
-                      std::string(method_text) + " rounds every operation to nearest)");
+  // Only the exact method rounds each x_i once, in any direction; the
+  // library's refinement (trsv_exact_refined) requires round to nearest.
+  if (method != trsv_method::exact && inv.rounding_given &&
+      inv.ex.mode != exala::rounding::to_nearest_even)
+    throw usage_error("option '--rounding' applies to --method exact only (" +
+                      std::string(method_text) +
+                      (method == trsv_method::refined ? " rounds its corrections to nearest)"
+                                                      : " rounds every operation to nearest)"));
 #ifdef EXALA_CLI_HAVE_MPI
   if (inv.mpi) {
     if (method != trsv_method::exact)
@@ -409,6 +576,14 @@ result run_trsv(const invocation& inv) {
     g.t = inv.args[0];
     g.b = inv.args[1];
     exala::cli::solution x = exala::cli::mpi_trsv(*inv.session, g, inv.ex);
+    // Rank 0 holds x and alone writes it: it checks it as one process does
+    // (reading T and B whole only when x is not finite).
+    if (inv.session->root() && !all_finite(x.values)) {
+      const exala::io::array a = exala::io::read_array_file(inv.args[0]);
+      const exala::io::array b = exala::io::read_array_file(inv.args[1]);
+      if (all_finite(b.values) && triangle_finite(a.values, x.rows, ul, dg))
+        check_overflowed_solution(inv, method, a.values, x.values, ul, t);
+    }
     return result::of_matrix(x.rows, 1, std::move(x.values));
   }
 #endif
@@ -421,25 +596,33 @@ result run_trsv(const invocation& inv) {
     throw usage_error("trsv: " + describe(inv.args[1], b) + " does not fit " +
                       describe(inv.args[0], a) + ": B needs " + entries(n));
   std::vector<double>& x = b.values;
+  const bool b_finite = all_finite(x);
   const auto lay = exala::layout::col_major;
   const double* tp = data_of(a.values);
-  switch (method) {
-    case trsv_method::exact:
-      exala::trsv(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, inv.ex);
-      break;
-    case trsv_method::refined:
-      exala::trsv_exact_refined(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, 8, inv.ex);
-      break;
-    case trsv_method::compensated:
-      exala::trsv_compensated(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
-      break;
-    case trsv_method::double_double:
-      exala::trsv_double_double(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
-      break;
-    case trsv_method::naive:
-      naive_trsv(ul, t, dg, n, tp, data_of(x));
-      break;
+  try {
+    switch (method) {
+      case trsv_method::exact:
+        exala::trsv(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, inv.ex);
+        break;
+      case trsv_method::refined:
+        exala::trsv_exact_refined(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1, 8, inv.ex);
+        break;
+      case trsv_method::compensated:
+        exala::trsv_compensated(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
+        break;
+      case trsv_method::double_double:
+        exala::trsv_double_double(lay, ul, t, dg, n, tp, ld(n), data_of(x), 1);
+        break;
+      case trsv_method::naive:
+        naive_trsv(ul, t, dg, n, tp, data_of(x));
+        break;
+    }
+  } catch (const exala::singular_matrix& e) {
+    // The library names a 0-based row of op(T); the user gave a file.
+    exala::io::fail_singular_diagonal(inv.args[0], e.row());
   }
+  if (!all_finite(x) && b_finite && triangle_finite(a.values, n, ul, dg))
+    check_overflowed_solution(inv, method, a.values, x, ul, t);
   return result::of_matrix(n, 1, std::move(x));
 }
 
@@ -516,24 +699,32 @@ result run_generate(const invocation& inv) {
 
   const exala::trsv_problem p = exala::generate_ill_conditioned_trsv(n, cond, seed);
   // T is row-major; the file is column-major.
-  std::vector<double> tcol(static_cast<std::size_t>(n * n));
+  std::vector<double> tcol = exala::io::zero_values("generate trsv: T", n, n);
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < n; ++j)
       tcol[static_cast<std::size_t>(i + j * n)] = p.t[static_cast<std::size_t>(i * n + j)];
   const std::filesystem::path base(dir);
-  exala::io::write_array_file((base / "T.mtx").string(), n, n, tcol);
-  exala::io::write_array_file((base / "b.mtx").string(), n, 1, p.b);
   const std::filesystem::path xfile = base / "x_exact.mtx";
+  std::vector<double> x;
+  bool have_x = true;
   try {
-    const std::vector<double> x = exala::trsv_mpfr_solution(
-        exala::layout::row_major, exala::uplo::lower, exala::transpose::none,
-        exala::diag::non_unit, n, p.t.data(), n, p.b.data(), 1);
-    exala::io::write_array_file(xfile.string(), n, 1, x);
+    x = exala::trsv_mpfr_solution(exala::layout::row_major, exala::uplo::lower,
+                                  exala::transpose::none, exala::diag::non_unit, n, p.t.data(), n,
+                                  p.b.data(), 1);
   } catch (const exala::not_compiled_in&) {
-    std::filesystem::remove(xfile, ec);  // never leave a stale one beside new T and b
+    have_x = false;
+  }
+  // The files of one system are replaced together: every one is written and
+  // synced first, so a full disk keeps the whole previous system.
+  std::vector<exala::io::array_file> files{{(base / "T.mtx").string(), n, n, tcol},
+                                           {(base / "b.mtx").string(), n, 1, p.b}};
+  if (have_x) files.push_back({xfile.string(), n, 1, x});
+  exala::io::write_array_files(files, [&] {
+    if (!have_x) std::filesystem::remove(xfile, ec);  // never a stale one beside new T and b
+  });
+  if (!have_x)
     std::cerr << "exala: note: MPFR is not compiled in: " << exala::io::printable(xfile.string(), 4096)
               << " not written\n";
-  }
   return result::nothing();
 }
 
@@ -744,6 +935,22 @@ int parse_threads(std::string_view value) {
   return n;
 }
 
+// A backend name given to option `name`; the library's message names the
+// argument, the user gave an option.
+exala::backend parse_backend_option(std::string_view name, std::string_view value) {
+  try {
+    return exala::parse_backend(value, std::string(name));
+  } catch (const exala::invalid_argument& e) {
+    // "... has unknown value 'x' (expected reference|simd|...)"
+    const std::string_view what = e.what();
+    const std::size_t expected = what.rfind(" (expected ");
+    const std::string known =
+        expected == std::string_view::npos ? "" : std::string(what.substr(expected));
+    throw usage_error("option '" + std::string(name) + "' has unknown value " + quote_value(value) +
+                      known);
+  }
+}
+
 // Splits '--name=value' into name and value.
 std::pair<std::string_view, std::optional<std::string_view>> split_option(std::string_view arg) {
   const std::size_t eq = arg.find('=');
@@ -773,10 +980,10 @@ void apply_valued_option(invocation& inv, std::string_view name, std::string_vie
       throw exala::not_compiled_in("backend 'mpi'");
 #endif
     } else {
-      inv.ex.backend = exala::parse_backend(value, "--backend");
+      inv.ex.backend = parse_backend_option("--backend", value);
     }
   } else if (name == "--local-backend") {
-    inv.local_backend = exala::parse_backend(value, "--local-backend");
+    inv.local_backend = parse_backend_option("--local-backend", value);
     inv.local_backend_given = true;
   } else if (name == "--device") {
     if (value.empty()) throw usage_error("option '--device' needs a device (see 'exala devices')");
@@ -932,8 +1139,11 @@ void print_help(std::ostream& os) {
             "threads of the omp backend, and of the stripe LU engine (solve), 1 to " +
                 std::to_string(max_threads) + " (default: all)");
   help_line(os, "--rounding MODE", "nearest|zero|up|down: rounding direction of the result");
-  help_line(os, "", "(default nearest, ties to even; trsv: exact and refined only)");
-  help_line(os, "-o, --output FILE", "write the result to FILE as a Matrix Market array file");
+  help_line(os, "", "(default nearest, ties to even; trsv: --method exact only)");
+  help_line(os, "-o, --output FILE",
+            "write the result to FILE as a Matrix Market array file; FILE is replaced only "
+            "once the new one is complete (the old one survives a full disk); '-' is standard "
+            "output");
   help_line(os, "", "(generate trsv: the directory that gets the files)");
   help_line(os, "-h, --help", "show this help");
   help_line(os, "--version", "show the version");
@@ -943,7 +1153,10 @@ void print_help(std::ostream& os) {
         "decimal or hex floats (0x1p-1074), inf, -inf, nan. A file named '-' is\n"
         "standard input. import and solve also read 'matrix coordinate real|integer\n"
         "general|symmetric|skew-symmetric' files (size line 'M N NNZ', then lines\n"
-        "'I J VALUE'; symmetric files store the lower triangle).\n\n"
+        "'I J VALUE'; symmetric files store the lower triangle). Header, size and\n"
+        "entry lines may have at most 1024 characters (the Matrix Market limit), and so\n"
+        "may each value; array values may stand any number to a line, and comments\n"
+        "may be of any length. A matrix may have at most 2^60 - 1 entries.\n\n"
         "Output: a scalar is printed on one line with 17 significant digits (it reads\n"
         "back to the same double), or inf, -inf, nan, and -0 for negative zero. A\n"
         "vector or matrix (gemv, gemm, trsv, solve) is a Matrix Market array file with\n"
@@ -974,6 +1187,8 @@ void print_help(std::ostream& os) {
         "its bits are those of one process with the same S (without --stripe, S\n"
         "follows the cache, which is per rank: give --stripe to compare runs).\n"
         "An error on any rank ends every rank with status 2 and one line from rank 0.\n\n"
+        "A result known to be wrong is an error: NaN from finite operands, or a trsv\n"
+        "entry computed from an entry that overflowed to inf.\n\n"
         "Exit status: 0 on success, 2 on any error (one line on standard error).\n";
 }
 
@@ -982,6 +1197,7 @@ void flush_stdout() {
   if (!std::cout) throw exala::error("cannot write to standard output");
 }
 
+// -o FILE: replaced atomically (write_array_file); "-" is standard output.
 void write_result(const result& r, const std::string& output) {
   if (r.k == result::kind::none) return;
   if (!output.empty()) {

@@ -6,6 +6,10 @@
 // rounded (round to nearest, ties to even) in libstdc++ >= 12.
 #include "matrix_market.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -21,12 +25,16 @@
 #include <optional>
 #include <system_error>
 
+#include "exala/checked.hpp"
+#include "exala/detail/atomic_file.hpp"
+#include "progress.hpp"         // format_bytes
+#include "stripe_commands.hpp"  // physical_memory
+
 namespace exala::io {
 
 namespace {
 
 constexpr std::string_view whitespace = " \t\r\v\f";
-constexpr std::size_t max_header_length = 1024;  // the Matrix Market line limit
 constexpr std::string_view expected_header = "'%%MatrixMarket matrix array real general'";
 
 std::string message(const std::string& file, std::int64_t line, const std::string& what) {
@@ -66,48 +74,68 @@ std::vector<std::string_view> split(std::string_view line) {
   return tokens;
 }
 
-// Reads a file line by line and knows where it is, for messages.
+// Reads a file character by character and knows where it is, for messages:
+// line() is the number of the last line begun (0 before the first). Only the
+// line or token asked for is held, and never more than its limit, so any
+// input (a binary file, /dev/zero, a line of a gigabyte) costs bounded
+// memory and fails fast.
 class line_reader {
  public:
-  line_reader(std::istream& in, const std::string& name) : in_(in), name_(name) {}
+  line_reader(std::istream& in, const std::string& name) : buf_(in.rdbuf()), name_(name) {}
 
-  // The next line without its line end; false at the end of the file.
-  bool next(std::string& line) {
-    if (!std::getline(in_, line)) {
-      if (in_.bad()) fail("read error");
-      return false;
-    }
-    ++line_;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  // The first line (the header) without its line end; false for an empty
+  // file. `what` names the line in the message of one beyond max_length.
+  bool next_line(std::string& line, std::size_t max_length, std::string_view what) {
+    line.clear();
+    const int c = get();
+    if (c == eof) return false;
+    if (c != '\n') rest_of_line(line, c, max_length, what);
     return true;
   }
 
-  // The same, but a line longer than max_length fails without being read in
-  // full (so that a binary file or a device such as /dev/zero fails fast).
-  bool next_bounded(std::string& line, std::size_t max_length) {
+  // The next line that is neither blank nor a '%' comment (comments are
+  // skipped whatever their length), from its first non-blank character.
+  bool next_content(std::string& line, std::size_t max_length, std::string_view what) {
     line.clear();
-    char c = 0;
-    bool any = false;
-    while (in_.get(c)) {
-      if (!any) ++line_;
-      any = true;
-      if (c == '\n') break;
-      if (line.size() == max_length)
-        fail("line is longer than " + std::to_string(max_length) + " characters");
-      line += c;
+    for (;;) {
+      int c = get();
+      while (c != eof && c != '\n' && is_blank(c)) c = get();
+      if (c == eof) return false;
+      if (c == '\n') continue;
+      if (c == '%') {
+        skip_line();
+        continue;
+      }
+      rest_of_line(line, c, max_length, what);
+      return true;
     }
-    if (in_.bad()) fail("read error");
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    return any;
   }
 
-  // The next line that is neither blank nor a '%' comment.
-  bool next_content(std::string& line) {
-    while (next(line)) {
-      const std::size_t first = line.find_first_not_of(whitespace);
-      if (first != std::string::npos && line[first] != '%') return true;
+  // The next whitespace-separated value across lines, skipping comment lines
+  // (a '%' first on its line); false at the end of the file. line() is the
+  // value's line.
+  bool next_token(std::string& token, std::size_t max_length) {
+    token.clear();
+    int c = 0;
+    for (;;) {
+      const bool line_start = blank_line_;
+      c = get();
+      if (c == eof) return false;
+      if (c == '\n' || is_blank(c)) continue;
+      if (c == '%' && line_start) {
+        skip_line();
+        continue;
+      }
+      break;
     }
-    return false;
+    token += static_cast<char>(c);
+    for (c = peek(); c != eof && c != '\n' && !is_blank(c); c = peek()) {
+      if (token.size() == max_length)
+        fail("value " + quote_token(token) + " is longer than " + std::to_string(max_length) +
+             " characters");
+      token += static_cast<char>(get());
+    }
+    return true;
   }
 
   // Throws file_error at the current line (line 1 before the first line).
@@ -116,12 +144,59 @@ class line_reader {
   }
 
   std::int64_t line() const { return line_; }
-  void set_line(std::int64_t line) { line_ = line; }
+  // After a seek to the start of line `line` + 1.
+  void set_line(std::int64_t line) {
+    line_ = line;
+    at_start_ = true;
+    blank_line_ = true;
+  }
 
  private:
-  std::istream& in_;
+  using traits = std::char_traits<char>;
+  static constexpr int eof = traits::eof();
+
+  static bool is_blank(int c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+  }
+
+  int get() {
+    const int c = buf_ == nullptr ? eof : buf_->sbumpc();
+    if (c == eof) return eof;
+    if (at_start_) {
+      ++line_;
+      at_start_ = false;
+    }
+    if (c == '\n') {
+      at_start_ = true;
+      blank_line_ = true;
+    } else if (!is_blank(c)) {
+      blank_line_ = false;
+    }
+    return c;
+  }
+  int peek() { return buf_ == nullptr ? eof : buf_->sgetc(); }
+
+  void skip_line() {
+    for (int c = get(); c != eof && c != '\n';) c = get();
+  }
+
+  // `line` gets `first` and the rest of its line, without the line end
+  // ("\n" or "\r\n"); more than max_length characters fail.
+  void rest_of_line(std::string& line, int first, std::size_t max_length, std::string_view what) {
+    for (int c = first; c != eof && c != '\n'; c = get()) {
+      if (line.size() == max_length && !(c == '\r' && peek() == '\n'))
+        fail(std::string(what) + " is longer than " + std::to_string(max_length) +
+             " characters (the Matrix Market line limit)");
+      line += static_cast<char>(c);
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+  }
+
+  std::streambuf* buf_;
   const std::string& name_;
   std::int64_t line_ = 0;
+  bool at_start_ = true;    // the next character begins a line
+  bool blank_line_ = true;  // only blanks so far on the current line
 };
 
 enum class field { real, integer };
@@ -139,7 +214,7 @@ void check_keyword(const line_reader& r, const std::string& value, std::string_v
 // Parses the '%%MatrixMarket object format field symmetry' line.
 field read_header(line_reader& r) {
   std::string line;
-  if (!r.next_bounded(line, max_header_length))
+  if (!r.next_line(line, max_line_length, "header line"))
     r.fail("empty file, expected a " + std::string(expected_header) + " header");
   const std::vector<std::string_view> words = split(line);
   if (words.empty() || lower(words[0]) != "%%matrixmarket")
@@ -170,10 +245,66 @@ struct dims {
   std::int64_t rows, cols, count;
 };
 
+// The exact product a * b (a, b >= 0) in decimal, and " (2^k)" when it is a
+// power of two (else "").
+std::string product_text(std::int64_t a, std::int64_t b) {
+  unsigned __int128 p = static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(p % 10)));
+    p /= 10;
+  } while (p != 0);
+  return digits;
+}
+std::string power_text(std::int64_t a, std::int64_t b) {
+  const unsigned __int128 p = static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b);
+  if (p < 2 || (p & (p - 1)) != 0) return "";
+  int k = 0;
+  for (unsigned __int128 q = p; q > 1; q >>= 1) ++k;
+  return " (2^" + std::to_string(k) + ")";
+}
+
+constexpr std::string_view addressable = "more than the 2^60 - 1 ExaLA can address";
+
+// rows * cols, failing at the size line when it exceeds 2^60 - 1.
+std::int64_t checked_size(const line_reader& r, std::int64_t rows, std::int64_t cols) {
+  const auto count = exala::detail::count_of(rows, cols);
+  if (!count)
+    r.fail("size " + std::to_string(rows) + " x " + std::to_string(cols) + " is too large: " +
+           product_text(rows, cols) + " entries" + power_text(rows, cols) + ", " +
+           std::string(addressable));
+  return *count;
+}
+
+// Reserves room for the rows x cols values of a file as they arrive: all of
+// them when they fit in memory (a short file with a huge declared size then
+// costs address space only), else (or when that fails) a first 2^20.
+void reserve_values(std::vector<double>& values, std::int64_t rows, std::int64_t cols) {
+  const auto first = static_cast<std::size_t>(std::min<std::int64_t>(rows * cols, 1 << 20));
+  if (size_problem(rows, cols).empty()) {
+    try {
+      values.reserve(static_cast<std::size_t>(rows * cols));
+      return;
+    } catch (const std::bad_alloc&) {
+    }
+  }
+  values.reserve(first);
+}
+
+// The message of a file whose values ran out of memory after `held` values.
+std::string out_of_memory_text(std::int64_t rows, std::int64_t cols, std::size_t held) {
+  const std::string problem = size_problem(rows, cols);
+  return "the matrix " +
+         (problem.empty() ? "of " + entries_text(rows, cols) + " cannot be held (out of memory)"
+                          : problem) +
+         ", after " + std::to_string(held) + " values";
+}
+
 // Parses the 'M N' line and checks that M*N values can be held.
 dims read_size(line_reader& r) {
   std::string line;
-  if (!r.next_content(line)) r.fail("missing size line 'M N' before the end of the file");
+  if (!r.next_content(line, max_line_length, "size line"))
+    r.fail("missing size line 'M N' before the end of the file");
   const std::vector<std::string_view> words = split(line);
   if (words.size() != 2)
     r.fail("bad size line " + quote_token(line) +
@@ -183,10 +314,7 @@ dims read_size(line_reader& r) {
   if (!rows) r.fail("bad row count " + quote_token(words[0]) + ", expected a non-negative integer");
   if (!cols)
     r.fail("bad column count " + quote_token(words[1]) + ", expected a non-negative integer");
-  const auto max_count = static_cast<std::int64_t>(std::vector<double>().max_size());
-  if (*cols != 0 && *rows > max_count / *cols)
-    r.fail("size " + std::to_string(*rows) + " x " + std::to_string(*cols) + " is too large");
-  return {*rows, *cols, *rows * *cols};
+  return {*rows, *cols, checked_size(r, *rows, *cols)};
 }
 
 std::string count_text(const dims& d) {
@@ -195,15 +323,17 @@ std::string count_text(const dims& d) {
 }
 
 // Reads the d.count values that follow the size line, and checks that no
-// value follows them.
+// value follows them. The values are held as they arrive (all reserved up
+// front only when they fit in memory), so that a short file with a huge
+// declared size fails on its length, and one too long for memory names the
+// bytes it needs.
 std::vector<double> read_values(line_reader& r, field f, const dims& d) {
   std::vector<double> values;
-  values.reserve(static_cast<std::size_t>(std::min<std::int64_t>(d.count, 1 << 20)));
   const auto count = static_cast<std::size_t>(d.count);
-  std::string line;
-  while (r.next_content(line)) {
-    std::string_view rest = line;
-    for (std::string_view t = next_token(rest); !t.empty(); t = next_token(rest)) {
+  std::string t;
+  try {
+    reserve_values(values, d.rows, d.cols);
+    while (r.next_token(t, max_token_length)) {
       if (values.size() == count) r.fail("too many values, expected " + count_text(d));
       const std::optional<double> v = f == field::real ? parse_real(t) : parse_integer(t);
       if (!v)
@@ -211,6 +341,8 @@ std::vector<double> read_values(line_reader& r, field f, const dims& d) {
                (f == field::real ? " is not a real number" : " is not an integer"));
       values.push_back(*v);
     }
+  } catch (const std::bad_alloc&) {
+    r.fail(out_of_memory_text(d.rows, d.cols, values.size()));
   }
   if (values.size() < count)
     r.fail("too few values, expected " + count_text(d) + ", found " +
@@ -263,7 +395,7 @@ constexpr std::string_view general_header =
 // Parses the header line of the general reader into `info`.
 void read_general_header(line_reader& r, matrix_info& info) {
   std::string line;
-  if (!r.next_bounded(line, max_header_length))
+  if (!r.next_line(line, max_line_length, "header line"))
     r.fail("empty file, expected a " + std::string(general_header) + " header");
   const std::vector<std::string_view> words = split(line);
   if (words.empty() || lower(words[0]) != "%%matrixmarket")
@@ -312,7 +444,7 @@ void read_general_size(line_reader& r, matrix_info& info) {
   const bool coordinate = info.format == mm_format::coordinate;
   const std::string_view shape = coordinate ? "'M N NNZ'" : "'M N'";
   std::string line;
-  if (!r.next_content(line))
+  if (!r.next_content(line, max_line_length, "size line"))
     r.fail("missing size line " + std::string(shape) + " before the end of the file");
   const std::vector<std::string_view> words = split(line);
   if (words.size() != (coordinate ? 3U : 2U))
@@ -324,12 +456,9 @@ void read_general_size(line_reader& r, matrix_info& info) {
   if (!rows) r.fail("bad row count " + quote_token(words[0]) + ", expected a non-negative integer");
   if (!cols)
     r.fail("bad column count " + quote_token(words[1]) + ", expected a non-negative integer");
-  constexpr std::int64_t max_int = std::numeric_limits<std::int64_t>::max();
-  if (*cols != 0 && *rows > max_int / *cols)
-    r.fail("size " + std::to_string(*rows) + " x " + std::to_string(*cols) + " is too large");
   info.rows = *rows;
   info.cols = *cols;
-  info.entries = *rows * *cols;
+  info.entries = checked_size(r, *rows, *cols);
   if (!coordinate) return;
   const auto nnz = parse_count(words[2]);
   if (!nnz)
@@ -434,16 +563,13 @@ void matrix_stream::for_each(const visitor& visit) {
   if (info.format == mm_format::array) {
     const dims d{info.rows, info.cols, info.entries};
     std::int64_t i = 0, j = 0;
-    while (r.next_content(line)) {
-      std::string_view rest = line;
-      for (std::string_view t = next_token(rest); !t.empty(); t = next_token(rest)) {
-        if (count == info.entries) r.fail("too many values, expected " + count_text(d));
-        visit(i, j, parse_value(t));
-        ++count;
-        if (++i == info.rows) {
-          i = 0;
-          ++j;
-        }
+    while (r.next_token(line, max_token_length)) {
+      if (count == info.entries) r.fail("too many values, expected " + count_text(d));
+      visit(i, j, parse_value(line));
+      ++count;
+      if (++i == info.rows) {
+        i = 0;
+        ++j;
       }
     }
     if (count < info.entries)
@@ -453,7 +579,7 @@ void matrix_stream::for_each(const visitor& visit) {
   }
   const bool symmetric = info.symmetry == mm_symmetry::symmetric;
   const bool skew = info.symmetry == mm_symmetry::skew_symmetric;
-  while (r.next_content(line)) {
+  while (r.next_content(line, max_line_length, "entry line")) {
     const std::vector<std::string_view> t = split(line);
     if (count == info.entries)
       r.fail("too many entries, expected " + std::to_string(info.entries));
@@ -489,25 +615,32 @@ void matrix_stream::for_each(const visitor& visit) {
 array read_matrix_file(const std::string& path) {
   matrix_stream s(path);
   const matrix_info& info = s.info();
-  const std::string size = std::to_string(info.rows) + " x " + std::to_string(info.cols);
   array a{info.rows, info.cols, {}};
   if (info.format == mm_format::array) {
     // Values arrive in order: no zero-filled allocation up front, so a short
     // file with a huge declared size fails on its length, not on memory.
-    a.values.reserve(static_cast<std::size_t>(std::min<std::int64_t>(info.entries, 1 << 20)));
-    s.for_each([&a](std::int64_t, std::int64_t, double v) { a.values.push_back(v); });
+    try {
+      reserve_values(a.values, info.rows, info.cols);
+      s.for_each([&a](std::int64_t, std::int64_t, double v) { a.values.push_back(v); });
+    } catch (const std::bad_alloc&) {
+      s.fail(out_of_memory_text(info.rows, info.cols, a.values.size()));
+    }
     return a;
   }
-  const auto max_count = static_cast<std::int64_t>(std::vector<double>().max_size());
-  if (info.cols != 0 && info.rows > max_count / info.cols)
-    throw file_error(s.name(), 0, "size " + size + " is too large to hold in memory");
+  // Coordinate entries come in any order: the dense matrix is held (and a
+  // bit per entry to catch entries given twice).
+  try {
+    a.values = zero_values("the matrix", info.rows, info.cols);
+  } catch (const exala::error& e) {
+    throw file_error(s.name(), 0, e.what());
+  }
   const std::int64_t count = info.rows * info.cols;
   std::vector<bool> seen;
   try {
-    a.values.assign(static_cast<std::size_t>(count), 0.0);
     seen.assign(static_cast<std::size_t>(count), false);
   } catch (const std::bad_alloc&) {
-    throw file_error(s.name(), 0, "size " + size + " is too large to hold in memory");
+    throw file_error(s.name(), 0, "the matrix of " + entries_text(info.rows, info.cols) +
+                                      " cannot be held (out of memory)");
   }
   s.for_each([&](std::int64_t i, std::int64_t j, double v) {
     const auto k = static_cast<std::size_t>(i + j * info.rows);
@@ -518,6 +651,31 @@ array read_matrix_file(const std::string& path) {
     a.values[k] = v;
   });
   return a;
+}
+
+void fail_at_entry(const std::string& path, std::int64_t row, std::int64_t col,
+                   const std::string& what) {
+  if (path != "-") {
+    bool found = false;
+    try {
+      matrix_stream s(path);
+      s.for_each([&](std::int64_t i, std::int64_t j, double) {
+        if (i != row || j != col) return;
+        found = true;
+        s.fail(what);
+      });
+    } catch (const file_error&) {
+      if (found) throw;
+    }
+  }
+  throw file_error(path == "-" ? "<stdin>" : path, 0, what);
+}
+
+void fail_singular_diagonal(const std::string& path, std::int64_t row) {
+  const std::string i = std::to_string(row + 1);
+  fail_at_entry(path, row, row,
+                "exact zero on the diagonal at T(" + i + ", " + i +
+                    "): the triangular matrix is singular");
 }
 
 file_error::file_error(const std::string& file, std::int64_t line, const std::string& what)
@@ -582,31 +740,230 @@ std::string format_real(double v) {
   return std::string(buf.data(), r.ptr);
 }
 
-void write_array(std::ostream& os, std::int64_t rows, std::int64_t cols,
-                 std::span<const double> data) {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+// The header and values of an array file, handed to `sink` in pieces of
+// about 1 MiB (so that a big result is never formatted whole in memory).
+void format_array(std::int64_t rows, std::int64_t cols, std::span<const double> data,
+                  const std::function<void(const std::string&)>& sink) {
+  constexpr std::size_t piece = std::size_t{1} << 20;
+  std::string text = "%%MatrixMarket matrix array real general\n" + std::to_string(rows) + " " +
+                     std::to_string(cols) + "\n";
+  text.reserve(piece + 64);
+  for (const double v : data) {
+    text += format_real(v);
+    text += '\n';
+    if (text.size() >= piece) {
+      sink(text);
+      text.clear();
+    }
+  }
+  if (!text.empty()) sink(text);
+}
+
+void check_array(std::int64_t rows, std::int64_t cols, std::span<const double> data) {
   if (rows < 0) throw invalid_argument("rows", "must be >= 0, got " + std::to_string(rows));
   if (cols < 0) throw invalid_argument("cols", "must be >= 0, got " + std::to_string(cols));
-  const auto n = static_cast<std::int64_t>(data.size());
-  if ((cols != 0 && rows > n / cols) || n != rows * cols)
+  const auto count = exala::detail::count_of(rows, cols);
+  if (!count || *count != static_cast<std::int64_t>(data.size()))
     throw invalid_argument("data", "has " + std::to_string(data.size()) + " values, expected " +
                                        std::to_string(rows) + " x " + std::to_string(cols));
-  os << "%%MatrixMarket matrix array real general\n" << rows << ' ' << cols << '\n';
-  for (const double v : data) os << format_real(v) << '\n';
+}
+
+// Where a file written to `path` goes: replaced atomically (`target`: the
+// path, or the final target of a symbolic link), or written as a plain
+// stream (an existing device, FIFO or socket, such as /dev/null).
+struct destination {
+  bool stream = false;
+  fs::path target;
+  bool existed = false;
+  mode_t mode = 0;
+};
+
+destination destination_of(const std::string& path) {
+  destination d;
+  d.target = path;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {  // follows symbolic links
+    if (S_ISDIR(st.st_mode)) throw file_error(path, 0, "is a directory");
+    if (!S_ISREG(st.st_mode)) {
+      d.stream = true;
+      return d;
+    }
+    d.existed = true;
+    d.mode = st.st_mode & 07777;
+    std::error_code ec;
+    const fs::path real = fs::canonical(path, ec);
+    if (!ec) d.target = real;
+    return d;
+  }
+  // A dangling symbolic link gets its target created, as a plain open would.
+  for (int hops = 0; hops < 40 && ::lstat(d.target.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+       ++hops) {
+    std::error_code ec;
+    const fs::path link = fs::read_symlink(d.target, ec);
+    if (ec) break;
+    d.target = link.is_absolute() ? link : d.target.parent_path() / link;
+  }
+  return d;
+}
+
+// A file being written: the atomic temporary, or nothing for a stream
+// (written at once).
+struct pending {
+  const array_file* file;
+  destination dest;
+  std::unique_ptr<exala::detail::atomic_file> tmp;
+};
+
+[[noreturn]] void write_failed(const std::string& path, bool existed, const std::string& cause) {
+  throw file_error(path, 0,
+                   "cannot write file: " + cause +
+                       (existed ? "; the previous file is kept unchanged"
+                                : "; no file was written"));
+}
+
+// Writes a device or FIFO in place.
+void write_stream(const array_file& f) {
+  const int fd = ::open(f.path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int e = errno;
+    throw file_error(f.path, 0, "cannot open file for writing: " + errno_text(e));
+  }
+  int err = 0;
+  format_array(f.rows, f.cols, f.data, [&](const std::string& text) {
+    std::size_t done = 0;
+    while (err == 0 && done < text.size()) {
+      const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+      if (w > 0)
+        done += static_cast<std::size_t>(w);
+      else if (w < 0 && errno != EINTR)
+        err = errno;
+      else if (w == 0)
+        err = EIO;
+    }
+  });
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) throw file_error(f.path, 0, "cannot write file: " + errno_text(err));
+}
+
+// Writes `f` to a synced temporary beside its target.
+void prepare(pending& p) {
+  const array_file& f = *p.file;
+  try {
+    p.tmp = std::make_unique<exala::detail::atomic_file>(p.dest.target);
+  } catch (const exala::detail::write_failure& e) {
+    throw file_error(f.path, 0,
+                     "cannot create file: " + (e.err() != 0 ? errno_text(e.err()) : e.what()));
+  }
+  try {
+    if (p.dest.existed && ::fchmod(p.tmp->fd(), p.dest.mode) != 0) {
+      const int e = errno;
+      write_failed(f.path, true, "cannot keep its mode: " + errno_text(e));
+    }
+    format_array(f.rows, f.cols, f.data,
+                 [&p](const std::string& text) {
+                   p.tmp->write(text.data(), static_cast<std::int64_t>(text.size()));
+                 });
+    if (::fsync(p.tmp->fd()) != 0) {
+      const int e = errno;
+      write_failed(f.path, p.dest.existed, "fsync failed: " + errno_text(e));
+    }
+  } catch (const exala::detail::write_failure& e) {
+    p.tmp.reset();  // removes the temporary
+    write_failed(f.path, p.dest.existed, e.err() != 0 ? errno_text(e.err()) : e.what());
+  }
+}
+
+}  // namespace
+
+void write_array(std::ostream& os, std::int64_t rows, std::int64_t cols,
+                 std::span<const double> data) {
+  check_array(rows, cols, data);
+  format_array(rows, cols, data, [&os](const std::string& text) { os << text; });
+}
+
+void write_array_files(const std::vector<array_file>& files,
+                       const std::function<void()>& before_rename) {
+  for (const array_file& f : files) check_array(f.rows, f.cols, f.data);
+  std::vector<pending> all;
+  all.reserve(files.size());
+  for (const array_file& f : files) all.push_back({&f, destination_of(f.path), nullptr});
+  for (pending& p : all) {
+    if (p.dest.stream)
+      write_stream(*p.file);
+    else
+      prepare(p);  // a failure here removes every temporary (their destructors)
+  }
+  if (before_rename) before_rename();
+  std::vector<fs::path> dirs;
+  for (pending& p : all) {
+    if (!p.tmp) continue;
+    try {
+      p.tmp->commit(false);  // synced above: close and rename
+    } catch (const exala::detail::write_failure& e) {
+      throw file_error(p.file->path, 0,
+                       "cannot replace file: " + (e.err() != 0 ? errno_text(e.err()) : e.what()));
+    }
+    const fs::path dir = p.dest.target.parent_path();
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  }
+  for (const fs::path& dir : dirs) {
+    try {
+      exala::detail::fsync_directory(dir);
+    } catch (const exala::detail::write_failure& e) {
+      throw file_error(dir.empty() ? "." : dir.string(), 0,
+                       "the new file is in place, but its directory could not be synced: " +
+                           (e.err() != 0 ? errno_text(e.err()) : e.what()));
+    }
+  }
 }
 
 void write_array_file(const std::string& path, std::int64_t rows, std::int64_t cols,
                       std::span<const double> data) {
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    const int e = errno;
-    throw file_error(
-        path, 0,
-        std::string("cannot create file") + (e ? ": " + std::string(std::strerror(e)) : ""));
+  if (path == "-") {
+    write_array(std::cout, rows, cols, data);
+    std::cout.flush();
+    if (!std::cout) throw exala::error("cannot write to standard output");
+    return;
   }
-  write_array(out, rows, cols, data);
-  out.close();
-  if (!out) throw file_error(path, 0, "write failed");
+  write_array_files({array_file{path, rows, cols, data}});
+}
+
+std::string entries_text(std::int64_t rows, std::int64_t cols) {
+  return std::to_string(rows) + " x " + std::to_string(cols) + " = " + product_text(rows, cols) +
+         " entries" + power_text(rows, cols);
+}
+
+std::string size_problem(std::int64_t rows, std::int64_t cols) {
+  const auto count = exala::detail::count_of(rows, cols);
+  if (!count) return "would have " + entries_text(rows, cols) + ", " + std::string(addressable);
+  const std::uint64_t bytes = static_cast<std::uint64_t>(*count) * sizeof(double);
+  const std::uint64_t memory = exala::cli::physical_memory();
+  if (memory == 0 || bytes <= memory) return {};
+  return "would have " + entries_text(rows, cols) + ": " + std::to_string(bytes) + " bytes (" +
+         exala::cli::format_bytes(static_cast<double>(bytes)) +
+         "), more than this machine's memory of " +
+         exala::cli::format_bytes(static_cast<double>(memory));
+}
+
+std::vector<double> zero_values(const std::string& what, std::int64_t rows, std::int64_t cols,
+                                const std::string& context) {
+  const std::string problem = size_problem(rows, cols);
+  if (!problem.empty()) throw exala::error(what + " " + problem + context);
+  try {
+    return std::vector<double>(static_cast<std::size_t>(rows * cols), 0.0);
+  } catch (const std::bad_alloc&) {
+    const std::uint64_t bytes = static_cast<std::uint64_t>(rows * cols) * sizeof(double);
+    throw exala::error(what + " would have " + entries_text(rows, cols) + ": " +
+                       std::to_string(bytes) + " bytes (" +
+                       exala::cli::format_bytes(static_cast<double>(bytes)) +
+                       "), which cannot be allocated (out of memory)" + context);
+  }
 }
 
 std::string printable(std::string_view s, std::size_t max_chars) {

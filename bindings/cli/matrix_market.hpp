@@ -13,7 +13,11 @@
 // (coordinate), fields (complex, pattern) and symmetries are rejected.
 //
 // Write: the same format with values printed by format_real (17 significant
-// digits, so they read back exactly; inf, -inf, nan).
+// digits, so they read back exactly; inf, -inf, nan). write_array_file
+// replaces a file atomically (exala/detail/atomic_file.hpp: a temporary file
+// beside it, fsync, rename), so a full disk or a killed process never leaves
+// a partial or truncated file: the previous file stays until the new one is
+// complete.
 //
 // The general reader (matrix_stream, read_matrix_file; used by `exala
 // import` and `exala solve`) also takes coordinate files: '%%MatrixMarket
@@ -23,6 +27,14 @@
 // lower triangle (i > j); each stored entry stands for itself and its mirror
 // (negated when skew). Absent entries are zero; an entry given twice is an
 // error (read_matrix_file, and `exala import` per pass).
+//
+// Limits (bounded memory for any input, the Matrix Market line limit): the
+// header line, the size line and each coordinate entry line may have at most
+// max_line_length = 1024 characters; an array file's values may stand any
+// number to a line, each value (token) at most max_token_length = 1024
+// characters; comment and blank lines may be of any length (they are skipped
+// without being held). rows * cols may be at most 2^60 - 1 (the most an
+// ExaLA routine addresses; exala/checked.hpp).
 //
 // Every problem with a file throws exala::io::file_error, whose message is
 // 'FILE:LINE: what is wrong' (or 'FILE: what is wrong' when no line applies).
@@ -41,6 +53,10 @@
 #include "exala/error.hpp"
 
 namespace exala::io {
+
+// The reader's limits (see the top of this file).
+inline constexpr std::size_t max_line_length = 1024;
+inline constexpr std::size_t max_token_length = 1024;
 
 // A file that cannot be opened, read, parsed or written.
 class file_error : public exala::error {
@@ -118,6 +134,19 @@ class matrix_stream {
 // cannot be held.
 array read_matrix_file(const std::string& path);
 
+// Throws file_error "PATH:LINE: WHAT" at the line of entry (row, col)
+// (0-based) of the matrix file `path`, found by reading the file again; the
+// message has no line where the entry is not in the file (an absent
+// coordinate entry) or the file cannot be read again (standard input).
+[[noreturn]] void fail_at_entry(const std::string& path, std::int64_t row, std::int64_t col,
+                                const std::string& what);
+
+// The error of every trsv of the tool for an exact zero on T's diagonal at
+// 0-based row `row` (exala::singular_matrix::row): fail_at_entry at T(row,
+// row), "exact zero on the diagonal at T(i, i): the triangular matrix is
+// singular" with the 1-based i.
+[[noreturn]] void fail_singular_diagonal(const std::string& path, std::int64_t row);
+
 // The double nearest to a whole real-number token (see the top of this file),
 // or nothing if the token is not a number.
 std::optional<double> parse_real(std::string_view token);
@@ -133,10 +162,47 @@ std::string format_real(double v);
 // are left in the stream's state for the caller to check.
 void write_array(std::ostream& os, std::int64_t rows, std::int64_t cols,
                  std::span<const double> data);
-// Writes the file `path` (replacing it); throws file_error if it cannot be
-// created or written.
+// Writes the file `path`, replacing it atomically: the previous file (or
+// none) stays until the new one is complete and synced, also when the disk
+// fills up or the process is killed. A symbolic link gets its target
+// replaced (the link stays); an existing device or FIFO (/dev/null) is
+// written as a plain stream; "-" is standard output. The mode of a replaced
+// file is kept. Throws file_error naming the path and the cause ("cannot
+// create file: ...", "cannot write file: No space left on device; the
+// previous file is kept unchanged").
 void write_array_file(const std::string& path, std::int64_t rows, std::int64_t cols,
                       std::span<const double> data);
+
+// One array file for write_array_files.
+struct array_file {
+  std::string path;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::span<const double> data;
+};
+// Replaces several regular files together: each is written to a temporary
+// beside it and synced, then `before_rename` runs (may be empty), then all
+// are renamed. A failure before the renames keeps every previous file; only
+// a failing rename (not a full disk) can leave some replaced. Throws
+// file_error as write_array_file.
+void write_array_files(const std::vector<array_file>& files,
+                       const std::function<void()>& before_rename = {});
+
+// ---- sizes ----
+
+// "R x C = N entries", N exact (beyond int64 too), with " (2^k)" when N is a
+// power of two: for messages about sizes.
+std::string entries_text(std::int64_t rows, std::int64_t cols);
+// Why a rows x cols array of doubles cannot be held, or "" when it can as far
+// as can be told before allocating: "would have R x C = N entries, more than
+// the 2^60 - 1 ExaLA can address" (exala/checked.hpp), or "would have R x C
+// = N entries: B bytes (X TiB), more than this machine's memory of M GiB".
+std::string size_problem(std::int64_t rows, std::int64_t cols);
+// A zero-filled rows x cols array (column-major values). Throws exala::error
+// "WHAT PROBLEM CONTEXT" when size_problem says it cannot be held or the
+// allocation fails ("... cannot be allocated (out of memory)").
+std::vector<double> zero_values(const std::string& what, std::int64_t rows, std::int64_t cols,
+                                const std::string& context = "");
 
 // `s` made safe for a one-line message: control and non-ASCII bytes become
 // \xNN, and text beyond max_chars is cut and marked with "...".

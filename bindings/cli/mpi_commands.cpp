@@ -499,7 +499,7 @@ solution mpi_trsv(mpi_session& s, const mpi_trsv_args& g, const exala::exec& loc
       exala::mpi::trsv_block_cyclic(MPI_COMM_WORLD, exala::layout::col_major, g.ul, g.trans, g.dg,
                                     n, g.nb, data_of(t_local), lda, data_of(x), 1, local);
     } catch (const exala::singular_matrix& e) {  // named as the single-process command names it
-      throw exala::singular_matrix("trsv", e.row());
+      exala::io::fail_singular_diagonal(g.t, e.row());
     }
   });
   s.finish();

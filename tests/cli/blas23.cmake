@@ -166,10 +166,10 @@ exala_cli_error(trsv_bad_method
   "option '--method' has unknown value 'lu' (expected exact|refined|compensated|double-double|naive)"
   trsv l23_third.mtx l23_ones2.mtx --method lu)
 exala_cli_error(trsv_rounding_naive
-  "option '--rounding' applies to --method exact and refined only (naive rounds every operation to nearest)"
+  "option '--rounding' applies to --method exact only (naive rounds every operation to nearest)"
   trsv l23_third.mtx l23_ones2.mtx --method naive --rounding up)
 exala_cli_error(trsv_rounding_compensated
-  "option '--rounding' applies to --method exact and refined only (compensated rounds every operation to nearest)"
+  "option '--rounding' applies to --method exact only (compensated rounds every operation to nearest)"
   trsv l23_third.mtx l23_ones2.mtx --method compensated --rounding down)
 # Options are checked before any file is read.
 exala_cli_error(trsv_option_before_file "option '--uplo' has unknown value 'x' (expected L|U)"
@@ -181,15 +181,14 @@ exala_cli_error(option_wrong_command "option '--trans' does not apply to 'sum' (
 exala_cli_error(option_wrong_command_gemm
   "option '--trans' does not apply to 'gemm' (see 'exala --help')"
   gemm l23_a23.mtx l23_b32.mtx --trans T)
-# An exact zero on the diagonal, named by the routine that met it.
-foreach(case "exact|trsv" "naive|trsv" "refined|trsv_exact_refined"
-             "compensated|trsv_compensated" "double-double|trsv_double_double")
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 method)
-  list(GET parts 1 routine)
-  exala_cli_error(trsv_singular_${method}
-    "${routine}: exact zero on the diagonal at row 1 (0-based): the triangular matrix is singular"
-    trsv l23_singular.mtx l23_ones2.mtx --method ${method})
+# An exact zero on the diagonal, named by its file:line and 1-based position
+# (not the library's 0-based row), for every method and op(T).
+foreach(method exact naive refined compensated double-double)
+  foreach(trans N T)
+    exala_cli_error(trsv_singular_${method}_${trans}
+      "l23_singular.mtx:7: exact zero on the diagonal at T(2, 2): the triangular matrix is singular"
+      trsv l23_singular.mtx l23_ones2.mtx --method ${method} --trans ${trans})
+  endforeach()
 endforeach()
 
 set(gen_out ${CMAKE_CURRENT_BINARY_DIR}/generate_bad)
