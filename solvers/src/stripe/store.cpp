@@ -1111,10 +1111,23 @@ bool in_system(const std::string& name, std::size_t k, const manifest& m, std::s
 void switch_over(const std::vector<std::string>& dirs, const manifest& m, bool sync) {
   int step = 0;
   const std::size_t nd = dirs.size();
+  // One directory may be in the list under two names ("d", "./d"): a file
+  // belongs in it if it belongs in any of its names.
+  std::vector<std::pair<dev_t, ino_t>> ids(nd, {0, 0});
+  std::vector<bool> known(nd, false);
+  for (std::size_t k = 0; k < nd; ++k) {
+    struct stat st{};
+    if (::stat(dirs[k].c_str(), &st) == 0) ids[k] = {st.st_dev, st.st_ino}, known[k] = true;
+  }
+  const auto belongs = [&](const std::string& name, std::size_t k) {
+    for (std::size_t j = 0; j < nd; ++j)
+      if ((j == k || (known[j] && known[k] && ids[j] == ids[k])) && in_system(name, j, m, nd)) return true;
+    return false;
+  };
   for (std::size_t k = 0; k < nd; ++k)
     for (const std::string& name : list_names(dirs[k])) {
       const bool ours = classify(name) != name_class::none || classify_temp(name) != name_class::none;
-      if (!ours || in_system(name, k, m, nd)) continue;
+      if (!ours || belongs(name, k)) continue;
       switch_step(step);
       unlink_if_there(fs::path(dirs[k]) / name);
     }
@@ -1123,7 +1136,7 @@ void switch_over(const std::vector<std::string>& dirs, const manifest& m, bool s
     for (const std::string& name : list_names(st)) {
       if (k == 0 && name == "manifest") continue;  // last
       switch_step(step);
-      if (!in_system(name, k, m, nd)) {  // a temporary of the writer
+      if (!belongs(name, k)) {  // a temporary of the writer
         unlink_if_there(st / name);
         continue;
       }
@@ -1303,11 +1316,12 @@ store store::create(const std::vector<std::string>& dirs, i64 n, i64 nrhs, i64 s
 
 store store::open(const std::vector<std::string>& dirs, bool partial) {
   check_dirs(dirs);
+  const fs::path man = fs::path(dirs[0]) / "manifest";
+  (void)path_exists(man, -1);  // a directory that cannot be searched: named with its cause
   impl::recover(dirs);
   auto holder = std::make_unique<impl>();
   impl& s = *holder;
   s.dirs = dirs;
-  const fs::path man = fs::path(dirs[0]) / "manifest";
   if (!path_exists(man, -1))
     fail(-1, man.string(),
          "missing: no complete system in this work directory (no manifest; an interrupted "
