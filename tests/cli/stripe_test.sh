@@ -19,7 +19,13 @@ shift 4
 rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
 cd "$scratch" || exit 1
 
-fail() { echo "FAIL: $*"; exit 1; }
+# bg_pid: a background exala run (perhaps stopped) that a failure must end.
+bg_pid=
+fail() {
+  echo "FAIL: $*"
+  [ -z "$bg_pid" ] || kill -KILL "$bg_pid" 2>/dev/null
+  exit 1
+}
 # run ARGS...: exala must succeed; stderr goes to the file $log (default log).
 log=log
 run() {
@@ -319,6 +325,7 @@ lock_all_dirs() {
   "$exala" solve --workdir d1,d2 --cache 4M $f --threads 1 --progress-interval 0 -o x.mtx \
     2>run.txt &
   local pid=$!
+  bg_pid=$pid
   until grep -q "^exala: factor: step" run.txt || ! kill -0 "$pid" 2>/dev/null; do
     sleep 0.01
   done
@@ -331,6 +338,7 @@ lock_all_dirs() {
   fails_with "^exala: error: work directory 'd1' is in use" solve --workdir d1,d2 --cache 4M $f
   kill -CONT "$pid"
   wait "$pid" || fail "the locked run failed: $(tail -n 2 run.txt)"
+  bg_pid=
   [ ! -e d3/manifest ] || fail "the refused generate wrote d3"
   run solve --workdir d1,d2 --cache 8M $f --restart --quiet -o x_ref.mtx
   same x_ref.mtx x.mtx
@@ -415,6 +423,7 @@ kill_resume() {
     "$exala" solve --workdir wd --cache $((4 + k))M $f --threads $((1 + k % 2)) $restart \
       --progress-interval 0 -o x.mtx 2>run.txt &
     pid=$!
+    bg_pid=$pid
     restart=
     if [ "$k" -eq 1 ]; then
       # While it runs, other commands leave the work directory alone.
@@ -434,6 +443,7 @@ kill_resume() {
     kill_when "$pid" run.txt "$gap"
     wait "$pid"
     rc=$?
+    bg_pid=
     line=$(grep -E '^exala: [a-z]+: step' run.txt | tail -n 1 | cut -d, -f1)
     if [ "$rc" -eq 137 ]; then
       kills=$((kills + 1))
