@@ -780,11 +780,53 @@ BOOST_AUTO_TEST_CASE(create_over_existing_set) {
   BOOST_TEST(!fs::exists(fs::path(ss.dirs[0]) / "lu_0.bin"));
   BOOST_TEST(!fs::exists(fs::path(ss.dirs[0]) / ".exala-staging"));
   BOOST_TEST(fs::exists(notes));  // not ours: kept
-  // A writer that misses a stripe cannot finish: the new set stays staged.
-  st::store s3 = st::store::create(ss.dirs, 40, 1, 5, true);
-  e = expect_storage_error([&] { s3.finish(0, 0, "incomplete"); });
-  BOOST_TEST(contains(e.what(), "stripe 0 of the new system was not written"), e.what());
+  // A writer that misses B cannot finish: the new set stays staged.
+  {
+    st::store s3 = st::store::create(ss.dirs, 40, 1, 5, true);
+    e = expect_storage_error([&] { s3.finish(0, 0, "incomplete"); });
+    BOOST_TEST(contains(e.what(), "the right-hand sides of the new system were not written"), e.what());
+    expect_set(ns);
+  }
   expect_set(ns);
+}
+
+BOOST_AUTO_TEST_CASE(partial_set_replaces_a_whole_one) {
+  // A set that holds some of its stripes only (a rank's copy in the
+  // distributed stripe LU) over an older whole one: the old stripes it does
+  // not replace go too, and a crash in its switch-over keeps that rule.
+  temp_dir t;
+  sample_set ss(t, 1, 20, 1, 5, 57);  // 4 stripes
+  ss.write();
+  for (bool crash : {false, true}) {
+    {
+      st::store s = st::store::create(ss.dirs, 20, 0, 5, true);
+      const auto d = random_doubles(5 * 20, 58);
+      s.write_original(0, d.data(), 5);
+      s.write_original(2, d.data(), 5);
+      int steps = 0;
+      if (crash)  // stop after the first step, then let open() finish it
+        st::set_switch_hook([&steps](int) {
+          if (steps++ == 1) throw std::runtime_error("crash");
+        });
+      try {
+        s.finish(0, 0, "rank copy");
+      } catch (const std::runtime_error&) {
+      }
+      st::set_switch_hook(nullptr);
+      if (crash) BOOST_TEST(fs::exists(fs::path(ss.dirs[0]) / ".exala-staging" / "manifest"));
+    }
+    st::store p = st::store::open(ss.dirs, true);
+    BOOST_TEST(p.info().source == "rank copy");
+    BOOST_TEST(fs::exists(ss.orig(0)));
+    BOOST_TEST(fs::exists(ss.orig(2)));
+    BOOST_TEST(!fs::exists(ss.orig(1)));
+    BOOST_TEST(!fs::exists(ss.orig(3)));
+    BOOST_TEST(!fs::exists(fs::path(ss.dirs[0]) / "xtrue.bin"));
+    std::vector<double> a(100);
+    p.read_original(10, 5, 0, 20, a.data(), 5);
+    BOOST_TEST(same_bits(a.data(), random_doubles(5 * 20, 58).data(), 100));
+    ss.write(true, true, true);  // whole again, for the second round
+  }
 }
 
 BOOST_AUTO_TEST_CASE(write_fault_while_replacing_keeps_old_system) {

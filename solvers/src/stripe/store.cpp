@@ -1101,9 +1101,21 @@ bool in_system(const std::string& name, std::size_t k, const manifest& m, std::s
   return v[0] < count && static_cast<std::size_t>(v[0] % static_cast<i64>(ndirs)) == k;
 }
 
+// The system id in the header of an ExaLA file of this format version, or
+// nothing (another version, a short or unreadable file).
+std::optional<id128> system_id_of(const fs::path& p) {
+  fd_guard f(::open(p.c_str(), O_RDONLY | O_CLOEXEC));
+  header h{};
+  if (f.fd < 0 || ::pread(f.fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) ||
+      std::memcmp(h.magic, kMagic, 8) != 0 || h.version != kVersion)
+    return std::nullopt;
+  return id128{h.system_hi, h.system_lo};
+}
+
 // Moves a committed staged set (its manifest m) into place: removes the
 // ExaLA files of the old set that the new one does not replace (its
-// factorization, stripes beyond the new count, temporaries), renames the
+// factorization, stripes beyond the new count or not in a partial new set,
+// temporaries), renames the
 // staged files over the old ones, the manifest last, and removes the staging
 // directories. Every step may be repeated (a switch-over interrupted at any
 // point is finished by running it again, by this or another process), and
@@ -1124,13 +1136,24 @@ void switch_over(const std::vector<std::string>& dirs, const manifest& m, bool s
       if ((j == k || (known[j] && known[k] && ids[j] == ids[k])) && in_system(name, j, m, nd)) return true;
     return false;
   };
-  for (std::size_t k = 0; k < nd; ++k)
+  for (std::size_t k = 0; k < nd; ++k) {
+    const std::vector<std::string> staged = list_names(fs::path(dirs[k]) / kStaging);
     for (const std::string& name : list_names(dirs[k])) {
       const bool ours = classify(name) != name_class::none || classify_temp(name) != name_class::none;
-      if (!ours || belongs(name, k)) continue;
+      if (!ours) continue;
+      if (belongs(name, k)) {
+        // A name of the new system that no staged file replaces: the new
+        // one already moved in (its system id), or an old one that stays
+        // behind (a set that holds some of its stripes only: a rank's copy
+        // in the distributed stripe LU, exala/mpi.hpp).
+        if (name == "manifest" || std::find(staged.begin(), staged.end(), name) != staged.end() ||
+            system_id_of(fs::path(dirs[k]) / name) == m.system_id)
+          continue;
+      }
       switch_step(step);
       unlink_if_there(fs::path(dirs[k]) / name);
     }
+  }
   for (std::size_t k = 0; k < nd; ++k) {
     const fs::path st = fs::path(dirs[k]) / kStaging;
     for (const std::string& name : list_names(st)) {
@@ -1449,13 +1472,14 @@ void store::finish(double max_abs, double norm_inf, const std::string& source) {
   m.norm_inf = norm_inf;
   m.has_xtrue = s.xtrue_written.load();
   m.source = source;
-  // The new set must be complete before it may replace the old one.
-  const std::string unwritten = " of the new system was not written: the manifest is not written";
-  for (i64 i = 0; i < s.nstripes(); ++i)
-    if (!path_exists(s.orig_path(i), i)) fail(i, s.orig_path(i).string(), "missing: stripe " + num(i) + unwritten);
+  // The new set must be complete before it may replace the old one: its
+  // writer checks that every stripe was written (stripe_system_writer; a
+  // rank's copy in the distributed stripe LU holds its own stripes only),
+  // and here B (a set without right-hand sides gets an empty rhs.bin).
+  const std::string unwritten_b = " of the new system were not written: the manifest is not written";
   const fs::path rhs = s.sys_main_dir() / "rhs.bin";
   if (!path_exists(rhs, -1)) {
-    if (m.nrhs > 0) fail(-1, rhs.string(), "missing: the right-hand sides" + unwritten);
+    if (m.nrhs > 0) fail(-1, rhs.string(), "missing: the right-hand sides" + unwritten_b);
     s.write_nrhs(kind::rhs, "rhs.bin", nullptr, m.n, "b", "ldb");  // n x 0: every set has one
   }
   const std::vector<char> bytes = encode_manifest(m, static_cast<i64>(s.dirs.size()));

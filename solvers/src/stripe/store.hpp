@@ -130,10 +130,12 @@ class store {
   void write_original(std::int64_t index, const double* data, std::int64_t ld);  // rows_I x n
   void write_rhs(const double* b, std::int64_t ldb);                              // n x nrhs
   void write_xtrue(const double* x, std::int64_t ldx);                            // n x nrhs
-  // Checks that every stripe (and rhs.bin, and xtrue.bin if written) was
-  // written, writes the manifest last (the commit point), and moves the new
-  // set into place over the old one. A set without a manifest is incomplete
-  // (open fails).
+  // Checks that B was written (when nrhs > 0; stripe_system_writer checks
+  // the stripes, a rank's copy in the distributed stripe LU holds only its
+  // own), writes the manifest last (the commit point), and moves the new
+  // set into place over the old one, removing every file of the old set
+  // that the new one does not replace. A set without a manifest is
+  // incomplete (open fails).
   void finish(double max_abs, double norm_inf, const std::string& source);
   // Rows [row0, row0+rows) x columns [c0, c1) of A into dst (column-major, ld);
   // any row range (it may span several orig_ files).
