@@ -1460,6 +1460,8 @@ BOOST_AUTO_TEST_CASE(writer_checks) {
     expect_invalid_argument([&] { w.write_stripe(-1, a.data(), 4); }, "index");
     expect_invalid_argument([&] { w.write_stripe(0, nullptr, 4); }, "data");
     expect_invalid_argument([&] { w.write_stripe(0, a.data(), 3); }, "ld");
+    // an ld whose last address overflows: refused before a value is read
+    expect_invalid_argument([&] { w.write_stripe(0, a.data(), (i64{1} << 60) + 12345); }, "ld");
     a[12] = std::nan("");  // row 2, column 1
     expect_invalid_argument([&] { w.write_stripe(0, a.data(), 10); }, "data");
     a[12] = INFINITY;

@@ -42,6 +42,7 @@
 
 #include "exala/blas1.hpp"
 #include "exala/blas2.hpp"
+#include "exala/checked.hpp"
 #include "exala/error.hpp"
 #include "exala/stripe_lu.hpp"
 #include "store.hpp"
@@ -212,6 +213,8 @@ void stripe_system_writer::write_stripe(i64 index, const double* data, i64 ld) {
   if (ld < rows)
     throw exala::invalid_argument("ld", "must be >= the stripe's rows " + num(rows) + " (got " +
                                             num(ld) + ")");
+  // Before stats_of reads data + j * ld: the last address must not overflow.
+  detail::check_matrix_span("ld", s.n, rows, ld);
   {
     std::lock_guard<std::mutex> lk(s.mu);
     s.check_open("write_stripe");
