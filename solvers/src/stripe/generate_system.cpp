@@ -9,7 +9,11 @@
 //   rounding::upward), so the stored value is the smallest double >= the
 //   exact norm. Non-finite entries are refused (invalid_argument "data").
 //   Every stripe must be written exactly once (and B when nrhs > 0) before
-//   finish() writes the manifest; a second write of a stripe throws.
+//   finish() writes the manifest; a second write of a stripe throws. Over an
+//   existing set (overwrite) the new one is staged (store.hpp): the old set
+//   stays whole and readable until finish() has written the new one
+//   completely; a writer destroyed before finish(), or one that failed,
+//   leaves the old set as it was.
 // - generate_dense_system: every random number is a function of (seed, what,
 //   index) only - splitmix64 (Steele, Lea, Flood, "Fast splittable
 //   pseudorandom number generators", OOPSLA 2014) evaluated at position
