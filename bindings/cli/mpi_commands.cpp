@@ -744,7 +744,7 @@ solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settin
     }
     // Rank 0 keeps other exala commands off the stored system; every rank
     // keeps its own directory to itself.
-    if (s.root()) system_lock.emplace(dirs[0], false);
+    if (s.root()) system_lock.emplace(dirs, false);  // every directory of the set
     std::error_code ec;
     std::filesystem::create_directories(mine, ec);
     if (ec)

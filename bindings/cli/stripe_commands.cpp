@@ -5,8 +5,12 @@
 // typo costs nothing), then the input files are opened and their sizes
 // checked, then the long work runs. The solution goes to -o or stdout; the
 // progress display and the summary go to stderr (not with --quiet). A
-// command that writes a work directory set holds an advisory lock on its
-// first directory (workdir_lock), so that a second command stops at once.
+// command that reads or writes a work directory set holds an advisory lock
+// on every directory of it (workdir_lock), so that a second command stops
+// at once. The stripe LU solves finite systems: a value of A or B that is
+// not finite is reported with its file and line. A refined solution whose
+// backward error stays far above its bound is an error, not a result
+// (check_backward_error).
 #include "stripe_commands.hpp"
 
 #include <algorithm>
@@ -24,8 +28,10 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "exala/checked.hpp"
 #include "exala/stripe_lu.hpp"
 #ifdef EXALA_CLI_HAVE_CUDA
 #include "exala/cuda.hpp"  // registers --engine cuda
@@ -107,6 +113,54 @@ double real_option(std::string_view name, std::string_view value) {
   return *v;
 }
 
+// "A.mtx:5: entry (2, 1) is nan: ..." for a value that is not finite.
+void require_finite(const exala::io::matrix_stream& s, std::int64_t i, std::int64_t j, double v,
+                    std::string_view what) {
+  if (!std::isfinite(v))
+    s.fail("entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ") is " +
+           exala::io::format_real(v) + ": " + std::string(what) + " must be finite");
+}
+
+// The matrix of a Matrix Market file, dense and column-major, as
+// exala::io::read_matrix_file reads it, but refusing a value that is not
+// finite with the file and its line (what: "the matrix", ...).
+exala::io::array read_finite_matrix(const std::string& path, std::string_view what) {
+  exala::io::matrix_stream s(path);
+  const exala::io::matrix_info& info = s.info();
+  exala::io::array a{info.rows, info.cols, {}};
+  if (info.format == exala::io::mm_format::array) {
+    // Values arrive in order: no zero-filled allocation up front, so a short
+    // file with a huge declared size fails on its length, not on memory.
+    a.values.reserve(static_cast<std::size_t>(std::min<std::int64_t>(info.entries, 1 << 20)));
+    s.for_each([&](std::int64_t i, std::int64_t j, double v) {
+      require_finite(s, i, j, v, what);
+      a.values.push_back(v);
+    });
+    return a;
+  }
+  const std::string size = std::to_string(info.rows) + " x " + std::to_string(info.cols);
+  const auto count = exala::detail::count_of(info.rows, info.cols);
+  std::vector<bool> seen;
+  try {
+    if (!count) throw std::bad_alloc();
+    a.values.assign(static_cast<std::size_t>(*count), 0.0);
+    seen.assign(static_cast<std::size_t>(*count), false);
+  } catch (const std::bad_alloc&) {
+    throw exala::io::file_error(s.name(), 0, "size " + size + " is too large to hold in memory");
+  } catch (const std::length_error&) {
+    throw exala::io::file_error(s.name(), 0, "size " + size + " is too large to hold in memory");
+  }
+  s.for_each([&](std::int64_t i, std::int64_t j, double v) {
+    require_finite(s, i, j, v, what);
+    const auto k = static_cast<std::size_t>(i + j * info.rows);
+    if (seen[k])
+      s.fail("entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ") is given twice");
+    seen[k] = true;
+    a.values[k] = v;
+  });
+  return a;
+}
+
 std::vector<std::string> required_workdirs(const stripe_request& r, std::string_view what) {
   std::vector<std::string> dirs = workdirs_of(r);
   if (dirs.empty()) throw usage_error(std::string(what) + " needs '--workdir DIR'");
@@ -182,8 +236,8 @@ solution solve_in_core(const stripe_request& r) {
   const auto t0 = clock_type::now();
   const std::string& afile = r.operands[0];
   const std::string& bfile = r.operands[1];
-  const exala::io::array a = exala::io::read_matrix_file(afile);
-  exala::io::array b = exala::io::read_matrix_file(bfile);
+  const exala::io::array a = read_finite_matrix(afile, "the matrix");
+  exala::io::array b = read_finite_matrix(bfile, "the right-hand sides");
   const std::string ashape = std::to_string(a.rows) + " x " + std::to_string(a.cols);
   if (a.rows != a.cols)
     throw usage_error("solve: " + exala::io::printable(afile, 4096) + " (" + ashape +
@@ -204,6 +258,7 @@ solution solve_in_core(const stripe_request& r) {
       lu.solve_refined(nrhs, b.values.data(), n, x.data(), n, s.refine_steps);
   if (display) display->clear();
   if (!s.quiet) print_summary(lu.report(), ref, nrhs, s.refine_steps, "in core", seconds_since(t0));
+  check_backward_error(ref, s.refine_steps);
   return {n, nrhs, std::move(x)};
 }
 
@@ -212,13 +267,15 @@ solution solve_out_of_core(const stripe_request& r) {
   solve_settings s = solve_options(r, true);
   check_output(r.output);
   for (const std::string& d : dirs) {
-    std::error_code ec;
-    if (!std::filesystem::exists(d, ec))
-      throw usage_error("work directory " + quote(d) + " does not exist");
-    if (!std::filesystem::is_directory(d, ec))
-      throw usage_error("work directory " + quote(d) + " is not a directory");
+    struct stat st{};
+    if (::stat(d.c_str(), &st) != 0) {
+      const int e = errno;
+      if (e == ENOENT) throw usage_error("work directory " + quote(d) + " does not exist");
+      throw exala::error("work directory " + quote(d) + ": cannot stat it: " + std::strerror(e));
+    }
+    if (!S_ISDIR(st.st_mode)) throw usage_error("work directory " + quote(d) + " is not a directory");
   }
-  const workdir_lock lock(dirs[0], false);
+  const workdir_lock lock(dirs, false);
   const auto t0 = clock_type::now();
   const std::unique_ptr<progress_display> display = make_display(s);
   attach(display.get(), s.opt);
@@ -237,6 +294,7 @@ solution solve_out_of_core(const stripe_request& r) {
                                       : "out of core in " + dirs_text(dirs) + " (" + cache + ")",
                   seconds_since(t0));
   }
+  check_backward_error(ref, s.refine_steps);
   return {n, nrhs, std::move(x)};
 }
 
@@ -282,25 +340,74 @@ std::uint64_t physical_memory() {
 }
 
 workdir_lock::workdir_lock(const std::string& dir, bool create) {
+  try {
+    lock(dir, create);
+  } catch (...) {
+    for (const int fd : fds_) ::close(fd);
+    throw;
+  }
+}
+
+workdir_lock::workdir_lock(const std::vector<std::string>& dirs, bool create) {
+  try {
+    for (const std::string& d : dirs) lock(d, create);
+  } catch (...) {
+    for (const int fd : fds_) ::close(fd);
+    throw;
+  }
+}
+
+void workdir_lock::lock(const std::string& dir, bool create) {
   if (create) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);  // errors: the library names them
   }
-  fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd_ < 0) return;
-  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
     const int e = errno;
-    ::close(fd_);
-    fd_ = -1;
+    if (e == ENOENT) return;  // reported by the caller or the library
+    throw exala::error("work directory " + quote(dir) + ": cannot open it to lock it: " +
+                       std::strerror(e));
+  }
+  // The same directory under another name: locked once (a second flock of
+  // this process would fail as if another command held it).
+  struct stat mine{};
+  if (::fstat(fd, &mine) == 0)
+    for (const int held : fds_) {
+      struct stat other{};
+      if (::fstat(held, &other) == 0 && other.st_dev == mine.st_dev && other.st_ino == mine.st_ino) {
+        ::close(fd);
+        return;
+      }
+    }
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    ::close(fd);
     if (e == EWOULDBLOCK)
       throw exala::error("work directory " + quote(dir) +
                          " is in use by another exala command (let it finish, or stop it)");
     throw exala::error("work directory " + quote(dir) + ": cannot lock: " + std::strerror(e));
   }
+  fds_.push_back(fd);
 }
 
 workdir_lock::~workdir_lock() {
-  if (fd_ >= 0) ::close(fd_);
+  for (const int fd : fds_) ::close(fd);
+}
+
+void check_backward_error(const exala::refine_report& ref, int max_refine) {
+  const double eta = ref.backward_error_after;
+  if (std::isnan(eta))
+    throw exala::error(
+        "solve: the backward error of the solution is NaN (the solution is not finite): it is not "
+        "written");
+  if (max_refine > 0 && !(eta <= refined_error_limit))
+    throw exala::error(
+        "solve: after refinement the backward error is " + format_sci(eta) +
+        ", far above the 2u = 2.2e-16 that refinement reaches from sound factors (limit 2^10 u = "
+        "1.1e-13): no solution is written (the LU factors are too inaccurate for refinement to "
+        "correct: element growth, or a condition number near 1/u; out of core, also a stripe file "
+        "altered by hand: solve again with --restart)");
 }
 
 solve_settings solve_options(const stripe_request& r, bool out_of_core) {
@@ -358,15 +465,23 @@ solve_settings solve_options(const stripe_request& r, bool out_of_core) {
 void check_output(const std::string& output) {
   if (output.empty()) return;
   namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(output, ec)) throw exala::io::file_error(output, 0, "is a directory");
+  auto fail = [&](int e) -> void {
+    throw exala::io::file_error(output, 0, std::string("cannot create file: ") + std::strerror(e));
+  };
+  struct stat st{};
+  if (::stat(output.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw exala::io::file_error(output, 0, "is a directory");
+    if (::access(output.c_str(), W_OK) != 0) fail(errno);
+  } else if (errno != ENOENT) {
+    fail(errno);
+  }
+  // The file is written as a temporary beside it, then renamed: its
+  // directory must take new files.
   fs::path dir = fs::path(output).parent_path();
   if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec))
-    throw exala::io::file_error(output, 0, "cannot create file: No such file or directory");
-  if (fs::exists(output, ec) ? ::access(output.c_str(), W_OK) != 0
-                             : ::access(dir.c_str(), W_OK | X_OK) != 0)
-    throw exala::io::file_error(output, 0, "cannot create file: Permission denied");
+  if (::stat(dir.c_str(), &st) != 0) fail(errno);
+  if (!S_ISDIR(st.st_mode)) fail(ENOTDIR);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) fail(errno);
 }
 
 // The summary of a solve on stderr.
@@ -404,7 +519,10 @@ void print_summary(const exala::stripe_lu_report& rep, const exala::refine_repor
   if (max_refine == 0)
     e << "off, backward error " << format_sci(ref.backward_error_after);
   else
-    e << plural(ref.steps, "step", "steps") << (ref.converged ? " (converged)" : "")
+    // ("converged" only where it is true: the library also stops when a
+    // correction changes no bit, whatever the error.)
+    e << plural(ref.steps, "step", "steps")
+      << (ref.converged && ref.backward_error_after <= refined_error_limit ? " (converged)" : "")
       << ", backward error " << format_sci(ref.backward_error_before) << " -> "
       << format_sci(ref.backward_error_after) << ", " << format_duration(ref.seconds);
   e << '\n' << std::flush;
@@ -446,7 +564,7 @@ void generate_dense(const stripe_request& r) {
   const std::vector<std::string> dirs = required_workdirs(r, "generate dense");
   const auto t0 = clock_type::now();
   const bool force = r.options.has("--force");
-  const workdir_lock lock(dirs[0], true);
+  const workdir_lock lock(dirs, true);
   creating_system(force, [&] {
     exala::generate_dense_system(dirs, n, nrhs, seed, stripe, cond, force);
   });
@@ -484,7 +602,7 @@ void import_system(const stripe_request& r) {
     throw usage_error("import: " + aname + " (" + ashape + ") is too large (n > " +
                       std::to_string(max_dense_n) + ")");
   const std::int64_t n = info.rows;
-  const exala::io::array b = exala::io::read_matrix_file(bfile);
+  const exala::io::array b = read_finite_matrix(bfile, "the right-hand sides");
   if (b.rows != n || b.cols == 0)
     throw usage_error("import: " + exala::io::printable(bfile, 4096) + " (" +
                       std::to_string(b.rows) + " x " + std::to_string(b.cols) +
@@ -515,7 +633,7 @@ void import_system(const stripe_request& r) {
                       ": give a file, or a --buffer of at least " +
                       format_bytes(static_cast<double>(row_bytes) * static_cast<double>(n)));
 
-  const workdir_lock lock(dirs[0], true);
+  const workdir_lock lock(dirs, true);
   std::unique_ptr<exala::stripe_system_writer> writer;
   creating_system(force, [&] {
     writer = std::make_unique<exala::stripe_system_writer>(dirs, n, nrhs, stripe, force);
@@ -555,6 +673,7 @@ void import_system(const stripe_request& r) {
     }
     a.for_each([&](std::int64_t i, std::int64_t j, double v) {
       if (display && (++visited & 0xfffff) == 0) show(pass, visited);
+      require_finite(a, i, j, v, "the matrix");  // every pass: the first one finds it
       if (i < r0 || i >= r1) return;
       const auto k = static_cast<std::size_t>((i - r0) + j * ld);
       if (coordinate) {

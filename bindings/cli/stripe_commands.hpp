@@ -110,22 +110,37 @@ std::uint64_t physical_memory();
 // exists and may be written), so that no result is lost at the end.
 void check_output(const std::string& output);
 
-// An advisory lock (flock) on a work directory itself, held while the
-// command runs, so that two exala commands never write one set at once (the
-// second one stops before touching anything). The kernel releases it when
-// the process ends, killed or not; no file is created. `create` makes the
-// directory first (generate, import); otherwise a missing directory is left
-// for the caller to report.
+// An advisory lock (flock) on the directories of a work directory set
+// themselves, held while the command runs, so that two exala commands never
+// use one set at once (the second one stops before touching anything, at
+// whichever of its directories is taken). Every command that reads or
+// writes a set locks every directory of it (generate, import, solve, and
+// rank 0 of the MPI solve). The kernel releases the locks when the process
+// ends, killed or not; no file is created. `create` makes the directories
+// first (generate, import); otherwise a missing directory is left for the
+// caller to report; any other failure to open or lock one is an error
+// naming it and the cause. One directory given twice under two names is
+// locked once.
 class workdir_lock {
  public:
   workdir_lock(const std::string& dir, bool create);
+  workdir_lock(const std::vector<std::string>& dirs, bool create);
   ~workdir_lock();
   workdir_lock(const workdir_lock&) = delete;
   workdir_lock& operator=(const workdir_lock&) = delete;
 
  private:
-  int fd_ = -1;
+  void lock(const std::string& dir, bool create);
+  std::vector<int> fds_;
 };
+
+// The refined backward error of a solve against its bound: throws
+// exala::error (exit status 2) when it is NaN, or when refinement was asked
+// for (max_refine > 0) and the error stays above refined_error_limit (far
+// above the 2u that a working refinement reaches): the solution is then not
+// a solution of the stored system, and is not written.
+inline constexpr double refined_error_limit = 0x1p-43;  // 2^10 u, u = 2^-53
+void check_backward_error(const exala::refine_report& ref, int max_refine);
 
 // The progress display of a solve on stderr, or none (--quiet), and its
 // hook into the options.

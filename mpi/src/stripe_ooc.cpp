@@ -68,9 +68,10 @@ std::string hex64(std::uint64_t v) {
 
 // Identifies the shared system's contents as far as its manifest does.
 std::uint64_t fingerprint(const st::manifest& m) {
-  std::uint64_t w[6] = {std::uint64_t(m.n), std::uint64_t(m.nrhs), std::uint64_t(m.stripe),
+  std::uint64_t w[8] = {std::uint64_t(m.n), std::uint64_t(m.nrhs), std::uint64_t(m.stripe),
                         std::bit_cast<std::uint64_t>(m.max_abs),
-                        std::bit_cast<std::uint64_t>(m.norm_inf), std::uint64_t(m.has_xtrue)};
+                        std::bit_cast<std::uint64_t>(m.norm_inf), std::uint64_t(m.has_xtrue),
+                        m.system_id.hi, m.system_id.lo};  // (a new system: a new copy)
   return st::checksum64(m.source.data(), m.source.size(), st::checksum64(w, sizeof w));
 }
 
@@ -218,7 +219,7 @@ void stripe_lu::impl::factor_out_of_core() {
   std::vector<std::atomic<i64>> disk_k(static_cast<std::size_t>(N));
   detail::agree(comm, [&] {
     want.engine = eng->name();
-    auto have = sto.read_progress();
+    auto have = opt.resume ? sto.read_progress() : std::nullopt;  // (restart: even a foreign journal goes)
     if (have && opt.resume) {
       if (have->stripe != S || have->substripe != Sp || have->meta != m || have->pivot != want.pivot ||
           have->engine != want.engine)

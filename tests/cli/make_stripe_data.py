@@ -11,6 +11,9 @@ mirroring of symmetric entries and the passes of `exala import` must give
 exactly the same matrix. Values are written with repr (17 significant digits
 at most), so they read back to the same doubles.
 
+Also Wilkinson's matrix (stripe_growth.mtx) and a right-hand side for it:
+a system on which the refined solve fails.
+
 usage: make_stripe_data.py [DATA_DIR]   (default: the data/ folder beside it)
 """
 import os
@@ -95,6 +98,19 @@ def main():
           coordinate_text(N, N, [(i, j, k[i][j]) for j in range(N) for i in range(j + 1, N)
                                  if k[i][j] != 0], field="integer", symmetry="skew-symmetric"))
     write(folder, "stripe_skew_full.mtx", array_text(N, N, colmajor(k, N, N), field="integer"))
+
+    # Wilkinson's matrix of order 100 (1 on the diagonal and in the last
+    # column, -1 below the diagonal): partial pivoting leaves it as it is and
+    # the last column of U grows to 2^99, so the LU backward error is O(1)
+    # and refinement with the exact residual cannot recover it (its condition
+    # number is only ~ 45). `exala solve` must then fail, not print x.
+    # (Its own generator: the files above do not change.)
+    w_rng = random.Random(15)
+    W = 100
+    w = [[1 if (i == j or j == W - 1) else (-1 if i > j else 0) for j in range(W)] for i in range(W)]
+    write(folder, "stripe_growth.mtx", array_text(W, W, colmajor(w, W, W), field="integer"))
+    write(folder, "stripe_growth_b.mtx",
+          array_text(W, 1, [w_rng.uniform(-0.5, 0.5) for _ in range(W)]))
 
 
 if __name__ == "__main__":

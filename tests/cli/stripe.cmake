@@ -215,7 +215,10 @@ foreach(case
     "bad_complex|1: field 'complex' is not supported yet, expected 'real' or 'integer'"
     "bad_hermitian|1: symmetry 'hermitian' is not supported yet, expected 'general', 'symmetric' or 'skew-symmetric'"
     "bad_array_sym|1: symmetry 'symmetric' is supported for coordinate files only, expected 'general' for an array file"
-    "bad_sym_rect|2: a symmetric matrix must be square, got 3 x 4")
+    "bad_sym_rect|2: a symmetric matrix must be square, got 3 x 4"
+    # Non-finite values: the file and line, not the C++ argument (issue 15 row 12).
+    "bad_nan|5: entry (3, 1) is nan: the matrix must be finite"
+    "bad_inf|4: entry (2, 2) is inf: the matrix must be finite")
   string(REPLACE "|" ";" fields "${case}")
   list(GET fields 0 stem)
   list(GET fields 1 message)
@@ -233,6 +236,12 @@ endforeach()
 # As B.
 exala_cli_error(stripe_import_bad_b "stripe_bad_dup.mtx:6: entry (2, 2) is given twice"
                 ${i} stripe_singular.mtx stripe_bad_dup.mtx)
+exala_cli_error(stripe_import_bad_b_inf
+  "stripe_bad_b_inf.mtx:4: entry (2, 1) is -inf: the right-hand sides must be finite"
+  ${i} stripe_singular.mtx stripe_bad_b_inf.mtx)
+exala_cli_error(stripe_solve_bad_b_inf
+  "stripe_bad_b_inf.mtx:4: entry (2, 1) is -inf: the right-hand sides must be finite"
+  solve stripe_singular.mtx stripe_bad_b_inf.mtx)
 exala_cli_error(stripe_solve_not_square "solve: stripe_rect.mtx (3 x 4) is not square"
                 solve stripe_rect.mtx stripe_b.mtx)
 exala_cli_error(stripe_solve_b_rows
@@ -242,6 +251,21 @@ exala_cli_error(stripe_solve_b_rows
 exala_cli_error_regex(stripe_solve_singular
   "stripe LU: zero pivot at column 1 \\(0-based\\).*try --pivot partial in core or a larger --substripe\\)$"
   solve stripe_singular.mtx stripe_b3.mtx --quiet)
+
+# A refined solution whose backward error stays far above 2u is an error, not
+# a result (issue 15 row 4): Wilkinson's matrix, whose LU (partial pivoting
+# within the one substripe, or in core) grows like 2^n. Nothing on stdout.
+set(growth_message "solve: after refinement the backward error is [0-9.]+e-[0-9]+, far above the 2u = 2\\.2e-16 that refinement reaches from sound factors \\(limit 2\\^10 u = 1\\.1e-13\\): no solution is written")
+exala_cli_error_regex(stripe_solve_growth "${growth_message}"
+                      solve stripe_growth.mtx stripe_growth_b.mtx --quiet)
+exala_cli_error_regex(stripe_solve_growth_partial "${growth_message}"
+                      solve stripe_growth.mtx stripe_growth_b.mtx --quiet --pivot partial)
+exala_cli_error_regex(stripe_solve_growth_refine3 "${growth_message}"
+                      solve stripe_growth.mtx stripe_growth_b.mtx --quiet --refine=3)
+# With the summary: it says what refinement did, without "(converged)".
+exala_cli_test(stripe_solve_growth_summary RC 2
+  STDERR_REGEX "^  refinement: [0-9]+ steps?, backward error [^ ]+ -> [^ ]+, "
+  ARGS solve stripe_growth.mtx stripe_growth_b.mtx)
 
 # ---- whole runs (stripe_test.sh) ----
 # Each one is a bash script run with the tool, a scratch folder and the data
@@ -263,6 +287,9 @@ exala_stripe_script(existing_system existing_system)
 exala_stripe_script(kill_resume kill_resume)
 exala_stripe_script(disk_full disk_full)
 exala_stripe_script(corrupted corrupted)
+exala_stripe_script(foreign_files foreign_files)
+exala_stripe_script(lock_all_dirs lock_all_dirs)
+exala_stripe_script(unreadable_workdir unreadable_workdir)
 
 # Every test above may use the empty work directory.
 get_property(stripe_tests DIRECTORY PROPERTY TESTS)

@@ -19,7 +19,13 @@ shift 4
 rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
 cd "$scratch" || exit 1
 
-fail() { echo "FAIL: $*"; exit 1; }
+# bg_pid: a background exala run (perhaps stopped) that a failure must end.
+bg_pid=
+fail() {
+  echo "FAIL: $*"
+  [ -z "$bg_pid" ] || kill -KILL "$bg_pid" 2>/dev/null
+  exit 1
+}
 # run ARGS...: exala must succeed; stderr goes to the file $log (default log).
 log=log
 run() {
@@ -198,7 +204,11 @@ pivot_partial() {
     solve --workdir wd --cache 300 $f --restart
 }
 
-# A work directory that holds a system is replaced only with --force.
+# A work directory that holds a system is replaced only with --force, and
+# only by a complete new system: an import that fails on a bad value (after
+# passes that already wrote stripes), a full disk at any point of a new
+# system, or a kill -9 of its writer leave the old system with its finished
+# factorization, file for file; a rerun resumes it to the same bits.
 existing_system() {
   run generate dense --n 20 --workdir wd
   fails_with "^exala: error: file 'wd/manifest': .*\(give --force to replace it\)$" \
@@ -207,6 +217,165 @@ existing_system() {
     import "$data/stripe_a.mtx" "$data/stripe_b.mtx" --workdir wd
   run import "$data/stripe_a.mtx" "$data/stripe_b.mtx" --workdir wd --force
   has log "^exala: imported n = 8, 2 right-hand sides into wd"
+
+  local f="--stripe 50 --substripe 25 --cache 1M"
+  run generate dense --n 300 --seed 4 --workdir wd --stripe 50 --force --quiet
+  run solve --workdir wd $f --quiet -o x_ref.mtx
+  ls wd >files_before.txt
+  (cd wd && md5sum -- *) >sums_before.txt
+  unchanged() {
+    [ ! -e wd/.exala-staging ] || fail "a staging directory was left: $(ls -A wd/.exala-staging)"
+    ls wd >files_now.txt
+    (cd wd && md5sum -- *) >sums_now.txt
+    cmp -s sums_before.txt sums_now.txt || { diff files_before.txt files_now.txt; fail "the old system changed ($1)"; }
+    echo "old system unchanged: $1"
+  }
+  # A bad token on the last line of A, read in 4 passes (3 wrote stripes).
+  random_array a_bad.mtx 300 300 5
+  random_array b.mtx 300 1 6
+  sed -i '$ s/.*/1.5x/' a_bad.mtx
+  fails_with "^exala: error: a_bad\.mtx:90002: '1\.5x' is not a real number$" \
+    import a_bad.mtx b.mtx --workdir wd --force --stripe 25 --buffer 200K --quiet
+  unchanged "import of a bad file"
+  # A full disk in the first stripe, in the last one, in B, in x_true.
+  local bytes
+  for bytes in 0 5000 $((5 * 124096 + 60000)) $((6 * 124096 + 4096 + 1000)) \
+               $((6 * 124096 + 2 * 6496 + 100)); do
+    EXALA_FAULT_WRITE_BYTES=$bytes fails_with "no space left on device" \
+      generate dense --n 300 --seed 9 --workdir wd --stripe 50 --force --quiet
+    unchanged "full disk after $bytes bytes"
+  done
+  # kill -9 while the new system's stripes are written.
+  "$exala" generate dense --n 3000 --seed 9 --workdir wd --stripe 100 --force --quiet &
+  local pid=$!
+  until [ -n "$(ls wd/.exala-staging 2>/dev/null | grep '^orig_')" ] || ! kill -0 "$pid" 2>/dev/null; do
+    sleep 0.005
+  done
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid"
+  [ $? -eq 137 ] || fail "the generate ended before its kill"
+  log=log_resumed run solve --workdir wd $f -o x.mtx
+  has log_resumed "resumed \([0-9]+ pivot groups? (was|were) already done\)"
+  same x_ref.mtx x.mtx
+  unchanged "kill -9 of a generate (the next command discarded its staging)"
+  # A complete new system replaces the old one and its factorization.
+  run generate dense --n 300 --seed 9 --workdir wd --stripe 50 --force --quiet
+  log=log_new run solve --workdir wd $f -o x_new.mtx
+  has log_new "not resumed"
+  ! cmp -s x_ref.mtx x_new.mtx || fail "the new system solved to the old solution"
+}
+
+# Files of another system with the same n and S (orig_, rhs.bin, progress,
+# act_, lu_ - the last gave a wrong X, exit 0, before), and lu_ files of
+# another factorization of the same system, are refused naming the file;
+# the set is usable again once the file is put back, or after --restart
+# for the factorization's files.
+foreign_files() {
+  local f="--stripe 40 --substripe 20 --cache 300K"
+  run generate dense --n 300 --seed 1 --workdir A --stripe 50 --quiet
+  run generate dense --n 300 --seed 2 --workdir B --stripe 50 --quiet
+  # Partial runs (a full disk) leave act_ and lseg_ files in both.
+  EXALA_FAULT_WRITE_BYTES=300000 fails_with "no space left on device" solve --workdir A $f --quiet
+  EXALA_FAULT_WRITE_BYTES=300000 fails_with "no space left on device" solve --workdir B $f --quiet
+  local act lseg
+  act=$(cd A && ls act_*.bin | head -1)
+  lseg=$(cd A && ls lseg_*.bin | head -1)
+  [ -n "$act" ] && [ -e "B/$act" ] && [ -n "$lseg" ] && [ -e "B/$lseg" ] ||
+    fail "no act_ and lseg_ files in both after the full disk"
+  local file stripe
+  for file in "$act" "$lseg" orig_2.bin rhs.bin progress; do
+    cp "A/$file" saved.bin
+    cp "B/$file" "A/$file"
+    stripe=
+    case "$file" in *_*.bin) stripe=${file#*_}; stripe="stripe ${stripe%%[_.]*}: " ;; esac
+    fails_with "^exala: error: ${stripe}file 'A/$file': belongs to another system \(system id [0-9a-f]{32}; this work directory's system is [0-9a-f]{32}\): a file copied in from another work directory" \
+      solve --workdir A $f --quiet -o x.mtx
+    [ ! -e x.mtx ] || fail "a refused run wrote x.mtx"
+    cp saved.bin "A/$file"
+  done
+  run solve --workdir A $f --quiet -o xa.mtx
+  run solve --workdir B $f --quiet -o xb.mtx
+  # The case: lu_1.bin of the other system's factorization.
+  cp B/lu_1.bin A/lu_1.bin
+  fails_with "^exala: error: stripe 1: file 'A/lu_1\.bin': belongs to another system .*start the factorization over \(exala solve --restart" \
+    solve --workdir A $f --quiet -o x.mtx
+  [ ! -e x.mtx ] || fail "a refused run wrote x.mtx"
+  run solve --workdir A $f --restart --quiet -o x.mtx
+  same xa.mtx x.mtx
+  # lu_1.bin of an earlier factorization of the same system (same bits!).
+  cp A/lu_1.bin lu_1.old
+  run solve --workdir A $f --restart --quiet -o x.mtx
+  cp lu_1.old A/lu_1.bin
+  fails_with "^exala: error: stripe 1: file 'A/lu_1\.bin': belongs to another factorization \(factorization id [0-9a-f]{32}; the progress journal's is [0-9a-f]{32}\)" \
+    solve --workdir A $f --quiet -o x.mtx
+  # A foreign journal goes with --restart too.
+  cp B/progress A/progress
+  fails_with "^exala: error: file 'A/progress': belongs to another system" solve --workdir A $f --quiet
+  run solve --workdir A $f --restart --quiet -o x.mtx
+  same xa.mtx x.mtx
+}
+
+# While `solve --workdir D1,D2` runs, every directory of its set is locked:
+# generate, import and solve on D2 (alone or in another set) stop at once,
+# and the run finishes to the bits of an undisturbed run. A directory given
+# twice under two names is locked once.
+lock_all_dirs() {
+  local f="--stripe 64 --substripe 32"
+  run generate dense --n 1500 --seed 5 --workdir d1,d2 --stripe 100 --quiet
+  "$exala" solve --workdir d1,d2 --cache 4M $f --threads 1 --progress-interval 0 -o x.mtx \
+    2>run.txt &
+  local pid=$!
+  bg_pid=$pid
+  until grep -q "^exala: factor: step" run.txt || ! kill -0 "$pid" 2>/dev/null; do
+    sleep 0.01
+  done
+  kill -STOP "$pid" 2>/dev/null || fail "the run ended before the lock checks"
+  local busy="^exala: error: work directory 'd2' is in use by another exala command"
+  fails_with "$busy" generate dense --n 20 --workdir d2 --force
+  fails_with "$busy" generate dense --n 20 --workdir d3,d2 --force
+  fails_with "$busy" import "$data/stripe_a.mtx" "$data/stripe_b.mtx" --workdir d2 --force
+  fails_with "$busy" solve --workdir d2 --cache 4M
+  fails_with "^exala: error: work directory 'd1' is in use" solve --workdir d1,d2 --cache 4M $f
+  kill -CONT "$pid"
+  wait "$pid" || fail "the locked run failed: $(tail -n 2 run.txt)"
+  bg_pid=
+  [ ! -e d3/manifest ] || fail "the refused generate wrote d3"
+  run solve --workdir d1,d2 --cache 8M $f --restart --quiet -o x_ref.mtx
+  same x_ref.mtx x.mtx
+  run generate dense --n 30 --workdir e,./e --stripe 7 --quiet
+  run solve --workdir e,./e --quiet -o x_e.mtx
+}
+
+# A work directory that exists but cannot be read names the cause, not a
+# missing manifest. (As root, the commands run as user nobody.)
+unreadable_workdir() {
+  run generate dense --n 20 --workdir wd --quiet
+  local as=""
+  if [ "$(id -u)" = 0 ]; then
+    command -v setpriv >/dev/null 2>&1 || { echo "skipped: root, and no setpriv"; return 0; }
+    as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    chown -R 65534:65534 wd  # (so that mode 600 leaves the owner read but no search)
+    chmod 755 . && chmod 755 wd && chmod 644 wd/*
+    $as test -r wd/manifest || { echo "skipped: user nobody cannot reach $scratch"; return 0; }
+  fi
+  local mode re
+  for mode in 000 600; do
+    chmod "$mode" wd
+    case $mode in
+      000) re="^exala: error: work directory 'wd': cannot open it to lock it: Permission denied$" ;;
+      600) re="^exala: error: file 'wd/manifest': cannot stat: Permission denied$" ;;
+    esac
+    echo "+ (mode $mode) exala solve --workdir wd (must fail)"
+    $as "$exala" solve --workdir wd --quiet >out.txt 2>err.txt
+    local rc=$?
+    chmod 755 wd
+    cat err.txt
+    [ "$rc" -eq 2 ] || fail "exit status $rc, expected 2"
+    [ "$(wc -l <err.txt)" -eq 1 ] || fail "stderr has $(wc -l <err.txt) lines, expected 1"
+    grep -Eq -- "$re" err.txt || fail "stderr does not match '$re'"
+    [ ! -s out.txt ] || fail "stdout is not empty"
+  done
+  run solve --workdir wd --quiet -o x.mtx
 }
 
 # kill_when PID FILE GAP: SIGKILLs PID once the progress lines it writes to
@@ -254,6 +423,7 @@ kill_resume() {
     "$exala" solve --workdir wd --cache $((4 + k))M $f --threads $((1 + k % 2)) $restart \
       --progress-interval 0 -o x.mtx 2>run.txt &
     pid=$!
+    bg_pid=$pid
     restart=
     if [ "$k" -eq 1 ]; then
       # While it runs, other commands leave the work directory alone.
@@ -273,6 +443,7 @@ kill_resume() {
     kill_when "$pid" run.txt "$gap"
     wait "$pid"
     rc=$?
+    bg_pid=
     line=$(grep -E '^exala: [a-z]+: step' run.txt | tail -n 1 | cut -d, -f1)
     if [ "$rc" -eq 137 ]; then
       kills=$((kills + 1))

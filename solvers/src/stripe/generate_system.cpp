@@ -9,7 +9,11 @@
 //   rounding::upward), so the stored value is the smallest double >= the
 //   exact norm. Non-finite entries are refused (invalid_argument "data").
 //   Every stripe must be written exactly once (and B when nrhs > 0) before
-//   finish() writes the manifest; a second write of a stripe throws.
+//   finish() writes the manifest; a second write of a stripe throws. Over an
+//   existing set (overwrite) the new one is staged (store.hpp): the old set
+//   stays whole and readable until finish() has written the new one
+//   completely; a writer destroyed before finish(), or one that failed,
+//   leaves the old set as it was.
 // - generate_dense_system: every random number is a function of (seed, what,
 //   index) only - splitmix64 (Steele, Lea, Flood, "Fast splittable
 //   pseudorandom number generators", OOPSLA 2014) evaluated at position
@@ -42,6 +46,7 @@
 
 #include "exala/blas1.hpp"
 #include "exala/blas2.hpp"
+#include "exala/checked.hpp"
 #include "exala/error.hpp"
 #include "exala/stripe_lu.hpp"
 #include "store.hpp"
@@ -212,6 +217,8 @@ void stripe_system_writer::write_stripe(i64 index, const double* data, i64 ld) {
   if (ld < rows)
     throw exala::invalid_argument("ld", "must be >= the stripe's rows " + num(rows) + " (got " +
                                             num(ld) + ")");
+  // Before stats_of reads data + j * ld: the last address must not overflow.
+  detail::check_matrix_span("ld", s.n, rows, ld);
   {
     std::lock_guard<std::mutex> lk(s.mu);
     s.check_open("write_stripe");

@@ -7,14 +7,15 @@
 // files hold native little-endian words; the magic would not match on a
 // big-endian reader).
 //
-// File format, version 1 (every file of the set, "manifest" and "progress"
-// included):
+// File format, version 2 (every file of the set, "manifest" and "progress"
+// included; version 1, with a 16-word header and no identities, is refused
+// with a "format version" message):
 //
-//   [0, 128)              header: 16 little-endian 64-bit words (layout below)
-//   [128, 128 + 8 K)      chunk table: K = ceil(P / 1 MiB) 64-bit checksums,
+//   [0, 256)              header: 32 little-endian 64-bit words (layout below)
+//   [256, 256 + 8 K)      chunk table: K = ceil(P / 1 MiB) 64-bit checksums,
 //                         entry k = checksum64(payload bytes [k MiB, (k+1) MiB), seed k)
-//   [128 + 8 K, D)        zero padding (checked on read)
-//   [D, D + P)            payload, D = 128 + 8 K rounded up to 4096
+//   [256 + 8 K, D)        zero padding (checked on read)
+//   [D, D + P)            payload, D = 256 + 8 K rounded up to 4096
 //
 //   word  0  magic "EXALASTP"          word  8  aux (nrhs for manifest/rhs/xtrue,
 //   word  1  version (u32) | kind (u32)         pivot count for lu_)
@@ -24,12 +25,15 @@
 //   word  5  row0 (orig_: index*stripe; -1)   word 12  checksum64(chunk table, seed 0x5eed)
 //   word  6  col0                      word 13  reserved (0)
 //   word  7  col1                      word 14  groups_applied
-//                                      word 15  checksum64(words 0..14, seed 0x4ead)
+//   words 15-16  system id (hi, lo): the manifest's, in every file of the system
+//   words 17-18  factorization id (hi, lo): progress, act_, lseg_, lu_; 0 elsewhere
+//   words 19-30  reserved (0)
+//   word 31  checksum64(words 0..30, seed 0x4ead)
 //
 // Payloads: orig_/act_/lseg_ hold rows x (col1 - col0) column-major doubles
 // (ld = rows); lu_ the same for all n columns followed by `aux` int64 pivots;
 // rhs/xtrue n x nrhs column-major; manifest and progress a small binary record
-// (see encode_manifest / encode_progress).
+// (see encode_manifest / encode_progress; at most 1 MiB).
 //
 // The per-chunk checksums let a read of any byte range (a column range is a
 // contiguous byte range of a column-major stripe) be verified by reading only
@@ -43,8 +47,10 @@
 //
 // Reads check, in this order: existence ("missing"), the size the call
 // implies ("truncated: expected X bytes, found Y"), magic, version, header
-// checksum, kind, dimensions and stripe index, table checksum, then the
-// checksums of the chunks read. Writes go through the one atomic writer
+// checksum, kind, reserved words, the identities ("belongs to another
+// system" / "another factorization"), dimensions and stripe index, table
+// checksum, then the checksums of the chunks read. Every size computed from
+// a header is checked (exala/checked.hpp) before it is used. Writes go through the one atomic writer
 // (exala/detail/atomic_file.hpp): "<name>.tmp.<pid>.<seq>" in the final
 // directory, payload first, header last, then (policy.sync) fsync,
 // (policy.drop_cache) fdatasync + POSIX_FADV_DONTNEED, close, rename, and
@@ -64,6 +70,8 @@
 #include "store.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -73,14 +81,17 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <random>
 #include <system_error>
 
+#include "exala/checked.hpp"
 #include "exala/detail/atomic_file.hpp"
 #include "exala/error.hpp"
 #include "exala/stripe_lu.hpp"
@@ -209,6 +220,34 @@ std::uint64_t checksum64(const void* data, std::size_t bytes, std::uint64_t seed
   return h.digest();
 }
 
+std::string id128::hex() const {
+  char t[40];
+  std::snprintf(t, sizeof t, "%016llx%016llx", static_cast<unsigned long long>(hi),
+                static_cast<unsigned long long>(lo));
+  return t;
+}
+
+id128 id128::random() {
+  std::uint64_t w[2] = {0, 0};
+  std::size_t got = 0;
+  auto* p = reinterpret_cast<unsigned char*>(w);
+  while (got < sizeof w) {
+    const ssize_t r = ::getrandom(p + got, sizeof w - got, 0);
+    if (r > 0) {
+      got += static_cast<std::size_t>(r);
+    } else if (r < 0 && errno == EINTR) {
+      continue;
+    } else {  // no getrandom (old kernel, seccomp): the C++ library's source
+      std::random_device rd;
+      for (auto& x : w) x = (std::uint64_t{rd()} << 32) ^ rd();
+      break;
+    }
+  }
+  id128 id{w[0], w[1]};
+  if (id.empty()) id.lo = 1;  // 0 means "none"
+  return id;
+}
+
 // ---------------------------------------------------------------------------
 // format constants and helpers
 // ---------------------------------------------------------------------------
@@ -219,17 +258,25 @@ using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
 constexpr char kMagic[8] = {'E', 'X', 'A', 'L', 'A', 'S', 'T', 'P'};
-constexpr std::uint32_t kVersion = 1;
-constexpr i64 kHeaderBytes = 128;
+constexpr std::uint32_t kVersion = 2;
+constexpr i64 kHeaderBytes = 256;
 constexpr i64 kChunk = i64{1} << 20;       // checksum granularity
 constexpr i64 kWindow = i64{16} << 20;     // staging buffer (multiple of kChunk)
 constexpr i64 kMaxIo = i64{1} << 30;       // bytes per pread/pwrite call
 constexpr i64 kDataAlign = 4096;
 constexpr u64 kTableSeed = 0x5eed;
 constexpr u64 kHeaderSeed = 0x4ead;
-// Bound on the elements of one file / of B: the byte sizes stay far from
-// int64 overflow.
+// Bound on the elements of one file / of B: the byte sizes (8 per element,
+// plus the data offset) stay far from int64 overflow. Stricter than
+// exala::detail::max_elements (2^60 - 1), which bounds addresses.
 constexpr i64 kMaxElements = i64{1} << 58;
+static_assert(kMaxElements <= exala::detail::max_elements);
+// Bytes of one payload: 8 kMaxElements doubles plus as many pivots.
+constexpr i64 kMaxPayload = 16 * kMaxElements;
+// Manifest and progress records are small; a larger one is not ours.
+constexpr i64 kMaxRecord = i64{1} << 20;
+// The staging subdirectory of a work directory (a new system being written).
+constexpr const char* kStaging = ".exala-staging";
 
 enum class kind : std::uint32_t {
   manifest = 1,
@@ -256,6 +303,11 @@ const char* kind_name(std::uint32_t k) {
   return "unknown";
 }
 
+// progress, act_, lseg_, lu_: the files of one factorization.
+bool factorization_kind(kind k) {
+  return k == kind::progress || k == kind::active || k == kind::lseg || k == kind::lu;
+}
+
 struct header {
   char magic[8];
   std::uint32_t version;
@@ -273,9 +325,12 @@ struct header {
   u64 payload_checksum;
   u64 reserved;
   i64 groups_applied;
+  u64 system_hi, system_lo;
+  u64 factor_hi, factor_lo;
+  u64 reserved2[12];
   u64 header_checksum;
 };
-static_assert(sizeof(header) == kHeaderBytes, "the header is 16 words");
+static_assert(sizeof(header) == kHeaderBytes, "the header is 32 words");
 
 i64 chunks_of(i64 payload) { return (payload + kChunk - 1) / kChunk; }
 i64 data_offset_of(i64 payload) {
@@ -328,6 +383,29 @@ i64 pread_full(int fd, void* dst, i64 len, i64 off, i64 stripe, const std::strin
 }
 
 std::string display_name(const fs::path& p) { return p.string(); }
+
+// a * b for a, b >= 0 when the product has at most kMaxElements elements
+// (exala/checked.hpp's exact product), else nothing.
+std::optional<i64> elements_of(i64 a, i64 b) {
+  if (a < 0 || b < 0) return std::nullopt;
+  const auto p = exala::detail::count_of(a, b);
+  if (!p || *p > kMaxElements) return std::nullopt;
+  return p;
+}
+
+// Throws invalid_argument(ld_name) when a block of `cols` columns of `rows`
+// elements, `ld` apart, spans more than exala::detail::max_elements.
+// (ld itself too: the writer and the staged reads step by ld * 8 bytes.)
+void check_span(const char* ld_name, i64 cols, i64 rows, i64 ld) {
+  if (ld > exala::detail::max_elements)
+    throw exala::invalid_argument(ld_name, "= " + std::to_string(ld) +
+                                               " exceeds 2^60 elements: the address ld * 8 overflows");
+  exala::detail::check_matrix_span(ld_name, cols, rows, ld);
+}
+
+// Test hook of the switch-over (set_switch_hook).
+std::mutex g_hook_mu;
+std::function<void(int)> g_switch_hook;
 
 // --- names ---------------------------------------------------------------
 bool parse_u64(std::string_view s, i64& v) {
@@ -465,6 +543,19 @@ struct store::impl {
   std::atomic<bool> drop{false};
   std::atomic<bool> xtrue_written{false};
   mutable io_counters io;
+  // A new set being written (create() until finish() has moved it in): the
+  // system's files go to the staging subdirectories.
+  bool staging = false;
+  bool committed = false;  // the staged manifest is written (the commit point)
+  // dirs[0]'s staging directory, flock'ed LOCK_EX while this writer lives,
+  // so that recovery (a shared lock) leaves a live writer's staging alone.
+  int staging_fd = -1;
+  id128 sys_id;            // the system id (info.system_id, set once)
+  // The factorization id (empty: not known yet; see ensure_factor_id).
+  mutable std::mutex fid_mu;
+  mutable id128 factor_id;
+
+  ~impl();
 
   i64 nstripes() const { return (info.n + info.stripe - 1) / info.stripe; }
   i64 orig_rows(i64 i) const { return std::min(info.stripe, info.n - i * info.stripe); }
@@ -473,7 +564,11 @@ struct store::impl {
     return fs::path(dirs[static_cast<std::size_t>(index % static_cast<i64>(dirs.size()))]);
   }
   fs::path main_dir() const { return fs::path(dirs[0]); }
-  fs::path orig_path(i64 i) const { return dir_of(i) / ("orig_" + num(i) + ".bin"); }
+  // Where the original system's files of dir_of(index) / main_dir() are
+  // written and read: the staging subdirectory while the set is staged.
+  fs::path sys_dir_of(i64 index) const { return staging ? dir_of(index) / kStaging : dir_of(index); }
+  fs::path sys_main_dir() const { return staging ? main_dir() / kStaging : main_dir(); }
+  fs::path orig_path(i64 i) const { return sys_dir_of(i) / ("orig_" + num(i) + ".bin"); }
   fs::path act_path(i64 i) const { return dir_of(i) / ("act_" + num(i) + ".bin"); }
   fs::path lu_path(i64 i) const { return dir_of(i) / ("lu_" + num(i) + ".bin"); }
   fs::path lseg_path(i64 i, i64 c0, i64 c1) const {
@@ -483,8 +578,11 @@ struct store::impl {
   // ---- writing ----
   void write_file(const fs::path& final_path, i64 stripe, header h, const payload_src& src);
   // ---- reading ----
-  // Opens and checks a file. expect_payload < 0: size taken from the header.
+  // Opens and checks a file (identities included, see check_identity).
+  // expect_payload < 0: size taken from the header.
   void open_reader(reader& r, const fs::path& p, i64 stripe, kind k, i64 expect_payload) const;
+  // The system and factorization ids of an opened file against this set's.
+  void check_identity(const reader& r, kind k) const;
   // Verified payload bytes [b0, b1): into `direct` (contiguous) or through sink.
   template <class Sink>
   void read_range(reader& r, i64 b0, i64 b1, char* direct, Sink&& sink) const;
@@ -505,6 +603,20 @@ struct store::impl {
   // A factorization file: kind k, `rows` x [col0, n) (+ `aux` pivots).
   void check_index(i64 index) const;
   void check_rows(i64 rows) const;
+  // Factorization files need a finished set.
+  void check_finished(const char* what) const;
+  // The factorization id: the one known, else the progress journal's (read
+  // and adopted), else a new one.
+  id128 ensure_factor_id() const;
+  // The journal read and checked (system id, fields); adopts its id.
+  std::optional<progress_record> load_progress() const;
+  // Reads and checks the manifest at `man` into info and sys_id; returns
+  // the number of directories the set was created over.
+  i64 read_manifest(const fs::path& man);
+  // Finishes or discards what an interrupted writer left in the staging
+  // directories (see switch_over): the set afterwards is the old one or the
+  // new one, complete.
+  static void recover(const std::vector<std::string>& dirs);
 };
 
 void store::impl::write_file(const fs::path& final_path, i64 stripe, header h,
@@ -519,6 +631,13 @@ void store::impl::write_file(const fs::path& final_path, i64 stripe, header h,
   h.data_offset = static_cast<u64>(doff);
   h.chunk_bytes = static_cast<u64>(kChunk);
   h.reserved = 0;
+  h.system_hi = sys_id.hi;
+  h.system_lo = sys_id.lo;
+  if (factorization_kind(static_cast<kind>(h.kind))) {
+    const id128 f = ensure_factor_id();
+    h.factor_hi = f.hi;
+    h.factor_lo = f.lo;
+  }
 
   std::optional<atomic_file> out;
   try {
@@ -594,16 +713,24 @@ void store::impl::open_reader(reader& r, const fs::path& p, i64 stripe, kind k,
     fail(stripe, r.path, "not an ExaLA stripe file (bad magic)");
   if (h.version != kVersion)
     fail(stripe, r.path, "format version " + num(h.version) + " is not supported (this build reads version " +
-                             num(kVersion) + ")");
+                             num(kVersion) + (h.version < kVersion ? "; an older ExaLA wrote it: generate or import the system again"
+                                                                    : "; a newer ExaLA wrote it") +
+                             ")");
   if (h.header_checksum != header_checksum(h))
     fail(stripe, r.path, "header checksum mismatch (the file is corrupted)");
   if (h.kind != static_cast<std::uint32_t>(k))
     fail(stripe, r.path, std::string("wrong kind: holds a '") + kind_name(h.kind) + "' file where a '" +
                              kind_name(static_cast<std::uint32_t>(k)) + "' file was expected");
+  if (h.reserved != 0 || std::any_of(std::begin(h.reserved2), std::end(h.reserved2), [](u64 w) { return w != 0; }))
+    fail(stripe, r.path, "inconsistent header (reserved words are not zero)");
   if (h.chunk_bytes != static_cast<u64>(kChunk) ||
-      h.payload_bytes > static_cast<u64>(std::numeric_limits<i64>::max() / 2) ||
+      h.payload_bytes > static_cast<u64>(kMaxPayload) ||
       h.data_offset != static_cast<u64>(data_offset_of(static_cast<i64>(h.payload_bytes))))
     fail(stripe, r.path, "inconsistent header (chunk size / payload size / data offset)");
+  if ((k == kind::manifest || k == kind::progress) && static_cast<i64>(h.payload_bytes) > kMaxRecord)
+    fail(stripe, r.path, "inconsistent header (a " + num(static_cast<i64>(h.payload_bytes)) +
+                             "-byte record; at most " + num(kMaxRecord) + ")");
+  check_identity(r, k);
   if (expect_payload >= 0 && static_cast<i64>(h.payload_bytes) != expect_payload)
     fail(stripe, r.path, "payload of " + num(static_cast<i64>(h.payload_bytes)) + " bytes where " +
                              num(expect_payload) + " were expected");
@@ -627,6 +754,63 @@ void store::impl::open_reader(reader& r, const fs::path& p, i64 stripe, kind k,
     fail(stripe, r.path, "checksum mismatch in the chunk table (the file is corrupted)");
   if (std::any_of(buf.begin() + 8 * nchunks, buf.end(), [](char c) { return c != 0; }))
     fail(stripe, r.path, "non-zero bytes in the padding before the data (the file is corrupted)");
+}
+
+void store::impl::check_identity(const reader& r, kind k) const {
+  const header& h = r.h;
+  const id128 sys{h.system_hi, h.system_lo}, fac{h.factor_hi, h.factor_lo};
+  const bool fk = factorization_kind(k);
+  const std::string restart =
+      fk ? "; start the factorization over (exala solve --restart; resume = false)"
+         : "; generate or import this system again";
+  if (k == kind::manifest) {  // defines the system id
+    if (sys.empty() || !fac.empty())
+      fail(r.stripe, r.path, "inconsistent header (the manifest's identities)");
+    return;
+  }
+  if (sys != sys_id)
+    fail(r.stripe, r.path,
+         "belongs to another system (system id " + sys.hex() + "; this work directory's system is " +
+             sys_id.hex() + "): a file copied in from another work directory" + restart);
+  if (!fk) {
+    if (!fac.empty()) fail(r.stripe, r.path, "inconsistent header (a factorization id in a file of the system)");
+    return;
+  }
+  if (fac.empty()) fail(r.stripe, r.path, "inconsistent header (no factorization id)");
+  if (k == kind::progress) return;  // defines the factorization id
+  const id128 want = ensure_factor_id();
+  if (fac != want)
+    fail(r.stripe, r.path,
+         "belongs to another factorization (factorization id " + fac.hex() +
+             "; the progress journal's is " + want.hex() +
+             "): a file copied in from another work directory or left by another run" + restart);
+}
+
+id128 store::impl::ensure_factor_id() const {
+  std::lock_guard<std::mutex> lk(fid_mu);
+  if (factor_id.empty()) {
+    // The journal's, when there is one (a store opened on a partial run that
+    // reads or writes a factorization file before read_progress).
+    const fs::path p = main_dir() / "progress";
+    struct stat st{};
+    if (::stat(p.c_str(), &st) == 0) {
+      reader r;
+      open_reader(r, p, -1, kind::progress, -1);  // checks the system id
+      factor_id = id128{r.h.factor_hi, r.h.factor_lo};
+    } else if (errno != ENOENT) {
+      const int e = errno;
+      fail(-1, p.string(), "cannot stat: " + errno_text(e));
+    } else {
+      factor_id = id128::random();
+    }
+  }
+  return factor_id;
+}
+
+void store::impl::check_finished(const char* what) const {
+  if (staging)
+    throw exala::error(std::string("exala: stripe store: ") + what +
+                       " needs a finished system (finish() was not called)");
 }
 
 template <class Sink>
@@ -838,21 +1022,51 @@ void check_dirs(const std::vector<std::string>& dirs) {
     check_arg(!dirs[i].empty(), "workdirs", "entry " + std::to_string(i) + " is an empty path");
 }
 
+// Whether `p` exists: false for ENOENT; any other failure (a permission,
+// a loop of links, an I/O error) is reported with its cause.
+bool path_exists(const fs::path& p, i64 stripe) {
+  struct stat st{};
+  if (::stat(p.c_str(), &st) == 0) return true;
+  const int e = errno;
+  if (e == ENOENT) return false;
+  fail(stripe, p.string(), "cannot stat: " + errno_text(e));
+}
+
+void unlink_if_there(const fs::path& p) {
+  if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
+    const int e = errno;
+    fail(-1, p.string(), "cannot remove: " + errno_text(e));
+  }
+}
+
+// The names in directory d (none when it does not exist).
+std::vector<std::string> list_names(const fs::path& d) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::directory_iterator it(d, ec);
+  if (ec) {
+    if (ec == std::errc::no_such_file_or_directory) return out;
+    fail(-1, d.string(), "cannot list the directory: " + ec.message());
+  }
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      if (ec == std::errc::no_such_file_or_directory) break;  // removed meanwhile
+      fail(-1, d.string(), "cannot list the directory: " + ec.message());
+    }
+    out.push_back(it->path().filename().string());
+  }
+  return out;
+}
+
 // Removes the ExaLA files of the classes asked for, with their temporaries;
-// all_temps: every ExaLA temporary as well.
+// all_temps: every ExaLA temporary as well. The progress journal goes first,
+// so that a kill in the middle leaves no journal over a half-removed
+// factorization.
 void clean_dirs(const std::vector<std::string>& dirs, bool original, bool factorization,
                 bool all_temps) {
+  if (factorization) unlink_if_there(fs::path(dirs[0]) / "progress");
   for (const auto& d : dirs) {
-    std::error_code ec;
-    fs::directory_iterator it(d, ec);
-    if (ec) {
-      if (ec == std::errc::no_such_file_or_directory) continue;
-      fail(-1, d, "cannot list the directory: " + ec.message());
-    }
-    std::vector<fs::path> doomed;
-    for (; it != fs::directory_iterator(); it.increment(ec)) {
-      if (ec) fail(-1, d, "cannot list the directory: " + ec.message());
-      const std::string name = it->path().filename().string();
+    for (const std::string& name : list_names(d)) {
       const name_class c = classify(name);
       const name_class t = classify_temp(name);
       auto wanted = [&](name_class k) {
@@ -860,49 +1074,129 @@ void clean_dirs(const std::vector<std::string>& dirs, bool original, bool factor
                (factorization && k == name_class::factorization);
       };
       if (wanted(c) || wanted(t) || (all_temps && t != name_class::none))
-        doomed.push_back(it->path());
+        unlink_if_there(fs::path(d) / name);
     }
-    for (const auto& p : doomed)
-      if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
-        const int e = errno;
-        fail(-1, p.string(), "cannot remove: " + errno_text(e));
+  }
+}
+
+// Calls the test hook (set_switch_hook) before step `step` of a switch-over.
+void switch_step(int& step) {
+  std::function<void(int)> hook;
+  {
+    std::lock_guard<std::mutex> lk(g_hook_mu);
+    hook = g_switch_hook;
+  }
+  if (hook) hook(step);
+  ++step;
+}
+
+// Whether `name` in the k-th of `ndirs` directories is a file of the system
+// described by m (the files the switch-over keeps or moves in).
+bool in_system(const std::string& name, std::size_t k, const manifest& m, std::size_t ndirs) {
+  if (name == "manifest" || name == "rhs.bin") return k == 0;
+  if (name == "xtrue.bin") return k == 0 && m.has_xtrue;
+  i64 v[1];
+  if (!parse_numbered(name, "orig_", 1, v)) return false;
+  const i64 count = (m.n + m.stripe - 1) / m.stripe;
+  return v[0] < count && static_cast<std::size_t>(v[0] % static_cast<i64>(ndirs)) == k;
+}
+
+// The system id in the header of an ExaLA file of this format version, or
+// nothing (another version, a short or unreadable file).
+std::optional<id128> system_id_of(const fs::path& p) {
+  fd_guard f(::open(p.c_str(), O_RDONLY | O_CLOEXEC));
+  header h{};
+  if (f.fd < 0 || ::pread(f.fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) ||
+      std::memcmp(h.magic, kMagic, 8) != 0 || h.version != kVersion)
+    return std::nullopt;
+  return id128{h.system_hi, h.system_lo};
+}
+
+// Moves a committed staged set (its manifest m) into place: removes the
+// ExaLA files of the old set that the new one does not replace (its
+// factorization, stripes beyond the new count or not in a partial new set,
+// temporaries), renames the
+// staged files over the old ones, the manifest last, and removes the staging
+// directories. Every step may be repeated (a switch-over interrupted at any
+// point is finished by running it again, by this or another process), and
+// no step removes or replaces a file of the new set with anything else.
+void switch_over(const std::vector<std::string>& dirs, const manifest& m, bool sync) {
+  int step = 0;
+  const std::size_t nd = dirs.size();
+  // One directory may be in the list under two names ("d", "./d"): a file
+  // belongs in it if it belongs in any of its names.
+  std::vector<std::pair<dev_t, ino_t>> ids(nd, {0, 0});
+  std::vector<bool> known(nd, false);
+  for (std::size_t k = 0; k < nd; ++k) {
+    struct stat st{};
+    if (::stat(dirs[k].c_str(), &st) == 0) ids[k] = {st.st_dev, st.st_ino}, known[k] = true;
+  }
+  const auto belongs = [&](const std::string& name, std::size_t k) {
+    for (std::size_t j = 0; j < nd; ++j)
+      if ((j == k || (known[j] && known[k] && ids[j] == ids[k])) && in_system(name, j, m, nd)) return true;
+    return false;
+  };
+  for (std::size_t k = 0; k < nd; ++k) {
+    const std::vector<std::string> staged = list_names(fs::path(dirs[k]) / kStaging);
+    for (const std::string& name : list_names(dirs[k])) {
+      const bool ours = classify(name) != name_class::none || classify_temp(name) != name_class::none;
+      if (!ours) continue;
+      if (belongs(name, k)) {
+        // A name of the new system that no staged file replaces: the new
+        // one already moved in (its system id), or an old one that stays
+        // behind (a set that holds some of its stripes only: a rank's copy
+        // in the distributed stripe LU, exala/mpi.hpp).
+        if (name == "manifest" || std::find(staged.begin(), staged.end(), name) != staged.end() ||
+            system_id_of(fs::path(dirs[k]) / name) == m.system_id)
+          continue;
       }
+      switch_step(step);
+      unlink_if_there(fs::path(dirs[k]) / name);
+    }
   }
-}
-
-}  // namespace
-
-store store::create(const std::vector<std::string>& dirs, i64 n, i64 nrhs, i64 stripe,
-                    bool overwrite) {
-  check_dirs(dirs);
-  check_arg(n >= 1, "n", "must be >= 1 (got " + num(n) + ")");
-  check_arg(nrhs >= 0, "nrhs", "must be >= 0 (got " + num(nrhs) + ")");
-  check_arg(stripe >= 1, "stripe", "must be >= 1 (got " + num(stripe) + ")");
-  stripe = std::min(stripe, n);
-  check_arg(stripe <= kMaxElements / n, "stripe", "x n is too large for one file");
-  check_arg(nrhs <= kMaxElements / n, "nrhs", "x n is too large");
+  for (std::size_t k = 0; k < nd; ++k) {
+    const fs::path st = fs::path(dirs[k]) / kStaging;
+    for (const std::string& name : list_names(st)) {
+      if (k == 0 && name == "manifest") continue;  // last
+      switch_step(step);
+      if (!belongs(name, k)) {  // a temporary of the writer
+        unlink_if_there(st / name);
+        continue;
+      }
+      if (::rename((st / name).c_str(), (fs::path(dirs[k]) / name).c_str()) != 0 && errno != ENOENT) {
+        const int e = errno;
+        fail(-1, (st / name).string(), "cannot move the new system's file into place: " + errno_text(e));
+      }
+    }
+    if (sync) fsync_directory(dirs[k]);
+  }
+  switch_step(step);
+  const fs::path staged = fs::path(dirs[0]) / kStaging / "manifest";
+  if (::rename(staged.c_str(), (fs::path(dirs[0]) / "manifest").c_str()) != 0 && errno != ENOENT) {
+    const int e = errno;
+    fail(-1, staged.string(), "cannot move the new system's manifest into place: " + errno_text(e));
+  }
+  if (sync) fsync_directory(dirs[0]);
   for (const auto& d : dirs) {
+    switch_step(step);
     std::error_code ec;
-    fs::create_directories(d, ec);
-    if (ec) fail(-1, d, "cannot create the directory: " + ec.message());
-    if (!fs::is_directory(d, ec)) fail(-1, d, "is not a directory");
+    fs::remove_all(fs::path(d) / kStaging, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      fail(-1, (fs::path(d) / kStaging).string(), "cannot remove the staging directory: " + ec.message());
   }
-  const fs::path man = fs::path(dirs[0]) / "manifest";
-  std::error_code ec;
-  if (fs::exists(man, ec) && !overwrite)
-    fail(-1, man.string(),
-         "a system already exists in this work directory (pass overwrite to replace it)");
-  // Without a manifest the files are an interrupted writer's: replaced too.
-  clean_dirs(dirs, true, true, true);
-  auto p = new impl;
-  p->dirs = dirs;
-  p->info.n = n;
-  p->info.nrhs = nrhs;
-  p->info.stripe = stripe;
-  return store(p);
 }
 
-namespace {
+// Removes uncommitted staging directories (a writer that failed or was
+// killed before its manifest): their files never were part of a system.
+void discard_staging(const std::vector<std::string>& dirs) {
+  for (const auto& d : dirs) {
+    const fs::path st = fs::path(d) / kStaging;
+    std::error_code ec;
+    fs::remove_all(st, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory)
+      fail(-1, st.string(), "cannot remove the staging directory of an interrupted writer: " + ec.message());
+  }
+}
 
 std::vector<char> encode_manifest(const manifest& m, i64 ndirs) {
   record_writer w;
@@ -919,20 +1213,9 @@ std::vector<char> encode_manifest(const manifest& m, i64 ndirs) {
 
 }  // namespace
 
-store store::open(const std::vector<std::string>& dirs, bool partial) {
-  check_dirs(dirs);
-  auto holder = std::make_unique<impl>();
-  impl& s = *holder;
-  s.dirs = dirs;
-  const fs::path man = fs::path(dirs[0]) / "manifest";
+i64 store::impl::read_manifest(const fs::path& man) {
+  impl& s = *this;
   reader r;
-  {
-    std::error_code ec;
-    if (!fs::exists(man, ec))
-      fail(-1, man.string(),
-           "missing: no complete system in this work directory (no manifest; an interrupted "
-           "generate/import leaves none)");
-  }
   const std::vector<char> bytes = s.read_record(r, man, kind::manifest);
   record_reader rr{bytes, 0, -1, r.path};
   manifest m;
@@ -944,19 +1227,137 @@ store store::open(const std::vector<std::string>& dirs, bool partial) {
   m.has_xtrue = rr.word() != 0;
   const i64 ndirs = static_cast<i64>(rr.word());
   m.source = rr.str();
-  if (m.n < 1 || m.nrhs < 0 || m.stripe < 1 || m.stripe > m.n || m.nrhs > kMaxElements / m.n ||
-      m.stripe > kMaxElements / m.n || r.h.n != m.n)
+  m.system_id = id128{r.h.system_hi, r.h.system_lo};
+  if (m.n < 1 || m.nrhs < 0 || m.stripe < 1 || m.stripe > m.n || !elements_of(m.n, m.nrhs) ||
+      !elements_of(m.n, m.stripe) || r.h.n != m.n || ndirs < 1)
     fail(-1, r.path, "inconsistent manifest (n " + num(m.n) + ", nrhs " + num(m.nrhs) + ", stripe " +
-                         num(m.stripe) + ")");
-  if (ndirs != static_cast<i64>(dirs.size()))
-    fail(-1, r.path, "the set was created over " + num(ndirs) + " director" +
-                         (ndirs == 1 ? "y" : "ies") + " but is opened with " + num(static_cast<i64>(dirs.size())) +
-                         " (stripe files are spread round-robin: give the same list)");
+                         num(m.stripe) + ", directories " + num(ndirs) + ")");
   s.info = m;
+  s.sys_id = m.system_id;
   s.xtrue_written = m.has_xtrue;
+  return ndirs;
+}
+
+namespace {
+std::string dir_count(i64 k) { return num(k) + " director" + (k == 1 ? "y" : "ies"); }
+}  // namespace
+
+void store::impl::recover(const std::vector<std::string>& dirs) {
+  const fs::path st0 = fs::path(dirs[0]) / kStaging;
+  // A live writer (this or another process) holds its staging directory
+  // locked: its files are left alone. Recoverers share the lock (the
+  // switch-over may run in several processes at once).
+  fd_guard lock(::open(st0.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (lock.fd < 0) {
+    const int e = errno;
+    if (e != ENOENT) fail(-1, st0.string(), "cannot open the staging directory: " + errno_text(e));
+  } else if (::flock(lock.fd, LOCK_SH | LOCK_NB) != 0) {
+    const int e = errno;
+    if (e == EWOULDBLOCK) return;  // being written
+    fail(-1, st0.string(), "cannot lock the staging directory: " + errno_text(e));
+  }
+  const fs::path staged = st0 / "manifest";
+  if (!path_exists(staged, -1)) {
+    discard_staging(dirs);
+    return;
+  }
+  impl probe;
+  probe.dirs = dirs;
+  const i64 ndirs = probe.read_manifest(staged);
+  if (ndirs != static_cast<i64>(dirs.size()))
+    fail(-1, staged.string(), "an interrupted generate/import over " + dir_count(ndirs) +
+                                  " is to be completed, but the set is opened with " +
+                                  dir_count(static_cast<i64>(dirs.size())) + ": give the same list");
+  switch_over(dirs, probe.info, false);
+}
+
+store::impl::~impl() {
+  // A staged set that was never committed is not a system: discard it (a
+  // committed one is finished by the next create or open).
+  if (staging && !committed) {
+    try {
+      discard_staging(dirs);
+    } catch (...) {
+    }
+  }
+  if (staging_fd >= 0) ::close(staging_fd);
+}
+
+store store::create(const std::vector<std::string>& dirs, i64 n, i64 nrhs, i64 stripe,
+                    bool overwrite) {
+  check_dirs(dirs);
+  check_arg(n >= 1, "n", "must be >= 1 (got " + num(n) + ")");
+  check_arg(nrhs >= 0, "nrhs", "must be >= 0 (got " + num(nrhs) + ")");
+  check_arg(stripe >= 1, "stripe", "must be >= 1 (got " + num(stripe) + ")");
+  stripe = std::min(stripe, n);
+  check_arg(elements_of(stripe, n).has_value(), "stripe", "x n is too large for one file");
+  check_arg(elements_of(nrhs, n).has_value(), "nrhs", "x n is too large");
+  for (const auto& d : dirs) {
+    std::error_code ec;
+    fs::create_directories(d, ec);
+    if (ec) fail(-1, d, "cannot create the directory: " + ec.message());
+    struct stat st{};
+    if (::stat(d.c_str(), &st) != 0) {
+      const int e = errno;
+      fail(-1, d, "cannot stat the directory: " + errno_text(e));
+    }
+    if (!S_ISDIR(st.st_mode)) fail(-1, d, "is not a directory");
+  }
+  impl::recover(dirs);  // a committed new set is finished first, a partial one discarded
+  const fs::path man = fs::path(dirs[0]) / "manifest";
+  if (path_exists(man, -1) && !overwrite)
+    fail(-1, man.string(),
+         "a system already exists in this work directory (pass overwrite to replace it)");
+  auto holder = std::make_unique<impl>();
+  impl& s = *holder;
+  s.dirs = dirs;
+  s.info.n = n;
+  s.info.nrhs = nrhs;
+  s.info.stripe = stripe;
+  s.info.system_id = s.sys_id = id128::random();
+  for (const auto& d : dirs) {
+    const fs::path st = fs::path(d) / kStaging;
+    std::error_code ec;
+    fs::create_directory(st, ec);
+    if (ec) fail(-1, st.string(), "cannot create the staging directory: " + ec.message());
+    if (s.staging_fd >= 0) continue;
+    s.staging_fd = ::open(st.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (s.staging_fd < 0) {
+      const int e = errno;
+      fail(-1, st.string(), "cannot open the staging directory: " + errno_text(e));
+    }
+    if (::flock(s.staging_fd, LOCK_EX | LOCK_NB) != 0) {
+      const int e = errno;
+      fail(-1, st.string(), e == EWOULDBLOCK
+                                ? std::string("another writer is writing a system into this work directory")
+                                : "cannot lock the staging directory: " + errno_text(e));
+    }
+  }
+  s.staging = true;
+  return store(holder.release());
+}
+
+store store::open(const std::vector<std::string>& dirs, bool partial) {
+  check_dirs(dirs);
+  const fs::path man = fs::path(dirs[0]) / "manifest";
+  (void)path_exists(man, -1);  // a directory that cannot be searched: named with its cause
+  impl::recover(dirs);
+  auto holder = std::make_unique<impl>();
+  impl& s = *holder;
+  s.dirs = dirs;
+  if (!path_exists(man, -1))
+    fail(-1, man.string(),
+         "missing: no complete system in this work directory (no manifest; an interrupted "
+         "generate/import leaves none)");
+  const i64 ndirs = s.read_manifest(man);
+  const manifest& m = s.info;
+  if (ndirs != static_cast<i64>(dirs.size()))
+    fail(-1, man.string(), "the set was created over " + dir_count(ndirs) + " but is opened with " +
+                               num(static_cast<i64>(dirs.size())) +
+                               " (stripe files are spread round-robin: give the same list)");
   clean_dirs(dirs, false, false, true);
   // Every original file present with its size (a cheap completeness check;
-  // contents are verified when read).
+  // contents and identities are verified when read).
   auto check_present = [&](const fs::path& p, i64 stripe, i64 payload) {
     struct stat st{};
     if (::stat(p.c_str(), &st) != 0) {
@@ -992,6 +1393,9 @@ void store::write_original(i64 index, const double* data, i64 ld) {
   const i64 rows = s.orig_rows(index), n = s.info.n;
   check_arg(data != nullptr, "data", "is null");
   check_arg(ld >= rows, "ld", "must be >= the stripe's rows " + num(rows) + " (got " + num(ld) + ")");
+  check_span("ld", n, rows, ld);
+  if (!s.staging)
+    throw exala::error("exala: stripe store: write_original: the system is finished (its stripes are never modified)");
   payload_src src;
   src.parts[0] = block{reinterpret_cast<const char*>(data), rows * 8, n, ld * 8};
   src.count = 1;
@@ -1005,10 +1409,13 @@ void store::impl::write_nrhs(kind k, const char* file, const double* b, i64 ldb,
   const i64 n = info.n, nrhs = info.nrhs;
   check_arg(b != nullptr || nrhs == 0, bname, "is null");
   check_arg(ldb >= n, ldname, "must be >= n = " + num(n) + " (got " + num(ldb) + ")");
+  check_span(ldname, nrhs, n, ldb);
+  if (!staging)
+    throw exala::error(std::string("exala: stripe store: ") + file + ": the system is finished (it is never modified)");
   payload_src src;
   src.parts[0] = block{reinterpret_cast<const char*>(b), n * 8, nrhs, ldb * 8};
   src.count = nrhs > 0 ? 1 : 0;
-  write_file(main_dir() / file, -1, blank_header(k, n, n, -1, 0, 0, nrhs, nrhs, 0), src);
+  write_file(sys_main_dir() / file, -1, blank_header(k, n, n, -1, 0, 0, nrhs, nrhs, 0), src);
 }
 
 void store::impl::read_nrhs(kind k, const char* file, double* b, i64 ldb, const char* bname,
@@ -1016,16 +1423,17 @@ void store::impl::read_nrhs(kind k, const char* file, double* b, i64 ldb, const 
   const i64 n = info.n, nrhs = info.nrhs;
   check_arg(b != nullptr || nrhs == 0, bname, "is null");
   check_arg(ldb >= n, ldname, "must be >= n = " + num(n) + " (got " + num(ldb) + ")");
+  check_span(ldname, nrhs, n, ldb);
   if (nrhs == 0) return;  // nothing to read (the file need not exist)
   reader r;
-  open_reader(r, main_dir() / file, -1, k, n * nrhs * 8);
+  open_reader(r, sys_main_dir() / file, -1, k, n * nrhs * 8);
   check_dims(r, -1, n, n, 0, nrhs, nrhs);
   read_block(r, n, 0, nrhs, 0, n, b, ldb);
   finish_read(r);
 }
 
 void store::impl::check_rows(i64 rows) const {
-  check_arg(rows >= 1 && rows <= info.n && rows <= kMaxElements / info.n, "rows",
+  check_arg(rows >= 1 && rows <= info.n && elements_of(rows, info.n).has_value(), "rows",
             "must be in [1, n] = [1, " + num(info.n) + "] (got " + num(rows) + ")");
 }
 
@@ -1054,6 +1462,7 @@ bool store::read_xtrue(double* x, i64 ldx) const {
 
 void store::finish(double max_abs, double norm_inf, const std::string& source) {
   impl& s = *p_;
+  if (!s.staging) throw exala::error("exala: stripe store: finish: the system was already finished");
   manifest m;
   {
     std::lock_guard<std::mutex> lk(s.info_mu);
@@ -1063,10 +1472,23 @@ void store::finish(double max_abs, double norm_inf, const std::string& source) {
   m.norm_inf = norm_inf;
   m.has_xtrue = s.xtrue_written.load();
   m.source = source;
+  // The new set must be complete before it may replace the old one: its
+  // writer checks that every stripe was written (stripe_system_writer; a
+  // rank's copy in the distributed stripe LU holds its own stripes only),
+  // and here B (a set without right-hand sides gets an empty rhs.bin).
+  const std::string unwritten_b = " of the new system were not written: the manifest is not written";
+  const fs::path rhs = s.sys_main_dir() / "rhs.bin";
+  if (!path_exists(rhs, -1)) {
+    if (m.nrhs > 0) fail(-1, rhs.string(), "missing: the right-hand sides" + unwritten_b);
+    s.write_nrhs(kind::rhs, "rhs.bin", nullptr, m.n, "b", "ldb");  // n x 0: every set has one
+  }
   const std::vector<char> bytes = encode_manifest(m, static_cast<i64>(s.dirs.size()));
-  s.write_file(s.main_dir() / "manifest", -1,
+  s.write_file(s.sys_main_dir() / "manifest", -1,
                blank_header(kind::manifest, m.n, m.stripe, -1, 0, 0, 0, m.nrhs, 0),
                contiguous_src(bytes));
+  s.committed = true;  // from here on, the new set is the system
+  switch_over(s.dirs, m, s.sync.load());
+  s.staging = false;
   std::lock_guard<std::mutex> lk(s.info_mu);
   s.info = m;
 }
@@ -1081,6 +1503,7 @@ void store::read_original(i64 row0, i64 rows, i64 c0, i64 c1, double* dst, i64 l
   check_arg(c1 >= c0 && c1 <= n, "c1",
             "must be in [c0, n] = [" + num(c0) + ", " + num(n) + "] (got " + num(c1) + ")");
   check_arg(ld >= std::max<i64>(1, rows), "ld", "must be >= max(1, rows) (got " + num(ld) + ")");
+  check_span("ld", c1 - c0, rows, ld);
   if (rows == 0 || c0 == c1) return;
   check_arg(dst != nullptr, "dst", "is null");
   const i64 S = s.info.stripe;
@@ -1097,22 +1520,11 @@ void store::read_original(i64 row0, i64 rows, i64 c0, i64 c1, double* dst, i64 l
 
 // --- factorization state -------------------------------------------------
 
-namespace {
-bool file_exists(const fs::path& p, i64 stripe) {
-  struct stat st{};
-  if (::stat(p.c_str(), &st) == 0) return true;
-  if (errno == ENOENT) return false;
-  const int e = errno;
-  fail(stripe, p.string(), "cannot stat: " + errno_text(e));
-}
-}  // namespace
-
-std::optional<progress_record> store::read_progress() const {
-  const impl& s = *p_;
-  const fs::path p = s.main_dir() / "progress";
-  if (!file_exists(p, -1)) return std::nullopt;
+std::optional<progress_record> store::impl::load_progress() const {
+  const fs::path p = main_dir() / "progress";
+  if (!path_exists(p, -1)) return std::nullopt;
   reader r;
-  const std::vector<char> bytes = s.read_record(r, p, kind::progress);
+  const std::vector<char> bytes = read_record(r, p, kind::progress);  // checks the system id
   record_reader rr{bytes, 0, -1, r.path};
   progress_record pr;
   pr.stripe = static_cast<i64>(rr.word());
@@ -1121,13 +1533,34 @@ std::optional<progress_record> store::read_progress() const {
   pr.pivot = static_cast<int>(static_cast<i64>(rr.word()));
   pr.groups_done = static_cast<i64>(rr.word());
   pr.engine = rr.str();
-  if (r.h.n != s.info.n)
-    fail(-1, r.path, "belongs to a system of n = " + num(r.h.n) + ", this one has n = " + num(s.info.n));
+  const i64 n = info.n;
+  if (r.h.n != n)
+    fail(-1, r.path, "belongs to a system of n = " + num(r.h.n) + ", this one has n = " + num(n));
+  // Values a driver computes with (groups_done * meta, ...): in range first.
+  if (pr.stripe < 1 || pr.stripe > n || pr.substripe < 1 || pr.substripe > pr.stripe || pr.meta < 1 ||
+      pr.meta > n || (pr.pivot != 0 && pr.pivot != 1) || pr.groups_done < 0 || pr.groups_done > n ||
+      pr.engine.size() > 4096)
+    fail(-1, r.path, "inconsistent progress record (stripe " + num(pr.stripe) + ", substripe " +
+                         num(pr.substripe) + ", meta " + num(pr.meta) + ", pivot " + num(pr.pivot) +
+                         ", groups done " + num(pr.groups_done) + ")");
+  std::lock_guard<std::mutex> lk(fid_mu);
+  factor_id = id128{r.h.factor_hi, r.h.factor_lo};
   return pr;
+}
+
+id128 store::factorization_id() const {
+  std::lock_guard<std::mutex> lk(p_->fid_mu);
+  return p_->factor_id;
+}
+
+std::optional<progress_record> store::read_progress() const {
+  p_->check_finished("read_progress");
+  return p_->load_progress();
 }
 
 void store::write_progress(const progress_record& pr) {
   impl& s = *p_;
+  s.check_finished("write_progress");
   record_writer w;
   w.word(static_cast<u64>(pr.stripe));
   w.word(static_cast<u64>(pr.substripe));
@@ -1140,18 +1573,26 @@ void store::write_progress(const progress_record& pr) {
                contiguous_src(w.bytes));
 }
 
-void store::clear_factorization() { clean_dirs(p_->dirs, false, true, false); }
+void store::clear_factorization() {
+  impl& s = *p_;
+  s.check_finished("clear_factorization");
+  clean_dirs(s.dirs, false, true, false);
+  std::lock_guard<std::mutex> lk(s.fid_mu);
+  s.factor_id = id128::random();
+}
 
 std::optional<store::active_header> store::read_active_header(i64 index) const {
   const impl& s = *p_;
   s.check_index(index);
   const fs::path p = s.act_path(index);
-  if (!file_exists(p, index)) return std::nullopt;
+  s.check_finished("read_active_header");
+  if (!path_exists(p, index)) return std::nullopt;
   reader r;
   s.open_reader(r, p, index, kind::active, -1);
+  const auto elements = elements_of(r.h.rows, s.info.n - r.h.col0);  // checked: header values
   if (r.h.index != index || r.h.n != s.info.n || r.h.col1 != s.info.n || r.h.col0 < 0 ||
-      r.h.col0 > s.info.n || r.h.rows < 0 ||
-      static_cast<i64>(r.h.payload_bytes) != r.h.rows * (r.h.n - r.h.col0) * 8)
+      r.h.col0 > s.info.n || r.h.rows < 1 || r.h.rows > s.info.n || !elements ||
+      static_cast<i64>(r.h.payload_bytes) != *elements * 8)
     fail(index, r.path, "inconsistent active-stripe header (index " + num(r.h.index) + ", n " +
                             num(r.h.n) + ", columns [" + num(r.h.col0) + ", " + num(r.h.col1) + "))");
   return active_header{r.h.groups_applied, r.h.col0};
@@ -1167,6 +1608,8 @@ void store::write_active(i64 index, i64 rows, i64 groups_applied, i64 col0, cons
   check_arg(col0 >= 0 && col0 <= n, "col0", "must be in [0, n] (got " + num(col0) + ")");
   check_arg(data != nullptr || col0 == n, "data", "is null");
   check_arg(ld >= rows, "ld", "must be >= rows = " + num(rows) + " (got " + num(ld) + ")");
+  check_span("ld", n - col0, rows, ld);
+  s.check_finished("write_active");
   payload_src src;
   src.parts[0] = block{reinterpret_cast<const char*>(data), rows * 8, n - col0, ld * 8};
   src.count = col0 < n ? 1 : 0;
@@ -1182,6 +1625,8 @@ void store::read_active(i64 index, i64 rows, i64 col0, double* dst, i64 ld) cons
   check_arg(col0 >= 0 && col0 <= n, "col0", "must be in [0, n] (got " + num(col0) + ")");
   check_arg(dst != nullptr || col0 == n, "dst", "is null");
   check_arg(ld >= rows, "ld", "must be >= rows = " + num(rows) + " (got " + num(ld) + ")");
+  check_span("ld", n - col0, rows, ld);
+  s.check_finished("read_active");
   reader r;
   s.open_reader(r, s.act_path(index), index, kind::active, rows * (n - col0) * 8);
   s.check_dims(r, index, n, rows, col0, n, 0);
@@ -1191,6 +1636,7 @@ void store::read_active(i64 index, i64 rows, i64 col0, double* dst, i64 ld) cons
 
 void store::remove_active(i64 index) {
   p_->check_index(index);
+  p_->check_finished("remove_active");
   p_->remove_file(p_->act_path(index), index);
 }
 
@@ -1203,6 +1649,8 @@ void store::write_lsegment(i64 index, i64 rows, i64 c0, i64 c1, const double* da
   check_arg(c1 > c0 && c1 <= n, "c1", "must be in (c0, n] (got " + num(c1) + ")");
   check_arg(data != nullptr, "data", "is null");
   check_arg(ld >= rows, "ld", "must be >= rows = " + num(rows) + " (got " + num(ld) + ")");
+  check_span("ld", c1 - c0, rows, ld);
+  s.check_finished("write_lsegment");
   payload_src src;
   src.parts[0] = block{reinterpret_cast<const char*>(data), rows * 8, c1 - c0, ld * 8};
   src.count = 1;
@@ -1237,6 +1685,8 @@ void store::read_lsegment(i64 index, i64 rows, i64 c0, i64 c1, double* dst, i64 
   check_arg(c1 > c0 && c1 <= n, "c1", "must be in (c0, n] (got " + num(c1) + ")");
   check_arg(dst != nullptr, "dst", "is null");
   check_arg(ld >= rows, "ld", "must be >= rows = " + num(rows) + " (got " + num(ld) + ")");
+  check_span("ld", c1 - c0, rows, ld);
+  s.check_finished("read_lsegment");
   reader r;
   s.open_reader(r, s.lseg_path(index, c0, c1), index, kind::lseg, rows * (c1 - c0) * 8);
   s.check_dims(r, index, n, rows, c0, c1, 0);
@@ -1255,6 +1705,8 @@ void store::write_lu(i64 index, i64 rows, const double* data, i64 ld, const i64*
   s.check_rows(rows);
   check_arg(data != nullptr, "data", "is null");
   check_arg(ld >= rows, "ld", "must be >= rows = " + num(rows) + " (got " + num(ld) + ")");
+  check_span("ld", n, rows, ld);
+  s.check_finished("write_lu");
   payload_src src;
   src.parts[0] = block{reinterpret_cast<const char*>(data), rows * 8, n, ld * 8};
   src.count = 1;
@@ -1275,6 +1727,8 @@ void store::read_lu(i64 index, i64 rows, i64 c0, i64 c1, double* dst, i64 ld, i6
   check_arg(c1 >= c0 && c1 <= n, "c1", "must be in [c0, n] (got " + num(c1) + ")");
   check_arg(dst != nullptr || c0 == c1, "dst", "is null");
   check_arg(ld >= rows, "ld", "must be >= rows = " + num(rows) + " (got " + num(ld) + ")");
+  check_span("ld", c1 - c0, rows, ld);
+  s.check_finished("read_lu");
   reader r;
   s.open_reader(r, s.lu_path(index), index, kind::lu, -1);
   const i64 aux = r.h.aux;
@@ -1292,11 +1746,17 @@ void store::read_lu(i64 index, i64 rows, i64 c0, i64 c1, double* dst, i64 ld, i6
 
 bool store::has_lu(i64 index) const {
   p_->check_index(index);
-  return file_exists(p_->lu_path(index), index);
+  p_->check_finished("has_lu");
+  return path_exists(p_->lu_path(index), index);
 }
 
 void inject_write_fault(i64 bytes) {
   exala::detail::inject_write_fault(bytes);
+}
+
+void set_switch_hook(std::function<void(int step)> hook) {
+  std::lock_guard<std::mutex> lk(g_hook_mu);
+  g_switch_hook = std::move(hook);
 }
 
 }  // namespace exala::detail::stripe

@@ -4,8 +4,9 @@
 // holds the manifest, the right-hand sides and the progress journal; stripe
 // files are spread round-robin: stripe I lives in dirs[I % dirs.size()].
 //
-// Files (every one: a fixed header with magic, version, kind, sizes, and a
-// 64-bit checksum of header and payload; payload column-major doubles):
+// Files (every one: a fixed header with magic, version, kind, sizes, the
+// identities below, and a 64-bit checksum of header and payload; payload
+// column-major doubles):
 //   manifest                 n, nrhs, original stripe height, max|a_ij|, ||A||_inf, source
 //   rhs.bin, xtrue.bin       B (n x nrhs) and, for generated systems, the x used to make B
 //   orig_<I>.bin             original stripe I (rows x n), never modified after creation
@@ -17,6 +18,15 @@
 // (orig_ files use the original stripe height; act_/lseg_/lu_ files use the
 // factorization's stripe height S recorded in `progress`.)
 //
+// Identity: create() draws a random 128-bit system id, written into the
+// header of every file of the system (manifest, rhs.bin, xtrue.bin, orig_,
+// and the factorization's files); a factorization draws a random 128-bit
+// factorization id when it starts (clear_factorization) and writes it into
+// `progress` and every act_/lseg_/lu_ file. A read checks both against the
+// manifest and the progress journal, so a file copied in from another work
+// directory, or left by another factorization, is refused naming it - even
+// when its sizes and checksums are perfect.
+//
 // Safety: every write goes to a temporary name in the same directory and is
 // renamed over the final name once complete (optionally after fsync), so a
 // killed process leaves either the old or the new file, never a torn one;
@@ -25,6 +35,18 @@
 // and the file; a failed write (ENOSPC, EIO, an injected fault) removes its
 // temporary file and leaves the previous state intact.
 //
+// A new system replaces an old one only when it is complete: create() writes
+// it into a staging subdirectory ".exala-staging" of each work directory,
+// and finish() writes the staged manifest last (the commit point), then
+// moves the staged files over the old ones (the manifest last) and removes
+// the old system's other files (its factorization, stripes beyond the new
+// count). A failed or killed writer leaves the old system as it was (its
+// staging is discarded by the next create or open); a writer killed after
+// the commit point leaves the new one, which the next create or open
+// finishes moving into place. So a work directory always holds one complete
+// system (or none), never a mixture. The cost: while it is written, the new
+// system takes its space beside the old one.
+//
 // Thread safety: all const and non-const member functions may be called
 // concurrently for different files (the I/O threads do).
 #pragma once
@@ -32,12 +54,23 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace exala::detail::stripe {
+
+// A random 128-bit identity (0: none).
+struct id128 {
+  std::uint64_t hi = 0, lo = 0;
+  bool empty() const noexcept { return hi == 0 && lo == 0; }
+  friend bool operator==(const id128&, const id128&) = default;
+  std::string hex() const;  // 32 hex digits
+  // A fresh one from the system's random source (getrandom), never empty.
+  static id128 random();
+};
 
 struct manifest {
   std::int64_t n = 0;
@@ -47,6 +80,7 @@ struct manifest {
   double norm_inf = 0;       // ||A||_inf = max_i sum_j |a_ij| (rounded upward)
   bool has_xtrue = false;
   std::string source;        // one line: how the system was made
+  id128 system_id;           // drawn by create(), in every file of the system
 };
 
 struct progress_record {
@@ -68,11 +102,14 @@ struct io_counters {
 class store {
  public:
   // Creates a new set: makes the directories if needed; throws
-  // storage_error if dirs[0] already holds a manifest and !overwrite (with
-  // overwrite, every ExaLA file of the set is removed first).
+  // storage_error if dirs[0] already holds a manifest and !overwrite. The new
+  // set is staged (see "A new system replaces an old one" above): the old
+  // set, if any, stays readable and untouched until finish() succeeds.
   static store create(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,
                       std::int64_t stripe, bool overwrite);
-  // Opens an existing, complete set (manifest present and valid).
+  // Opens an existing, complete set (manifest present and valid), after
+  // finishing the switch-over of a new set that was committed but not yet
+  // moved into place, or discarding an uncommitted staged one.
   // partial: orig_ files may be missing (a rank's copy of its own stripes in
   // the distributed stripe LU, exala/mpi.hpp); reading one fails as "missing".
   static store open(const std::vector<std::string>& dirs, bool partial = false);
@@ -93,7 +130,12 @@ class store {
   void write_original(std::int64_t index, const double* data, std::int64_t ld);  // rows_I x n
   void write_rhs(const double* b, std::int64_t ldb);                              // n x nrhs
   void write_xtrue(const double* x, std::int64_t ldx);                            // n x nrhs
-  // Writes the manifest last: a set without one is incomplete (open fails).
+  // Checks that B was written (when nrhs > 0; stripe_system_writer checks
+  // the stripes, a rank's copy in the distributed stripe LU holds only its
+  // own), writes the manifest last (the commit point), and moves the new
+  // set into place over the old one, removing every file of the old set
+  // that the new one does not replace. A set without a manifest is
+  // incomplete (open fails).
   void finish(double max_abs, double norm_inf, const std::string& source);
   // Rows [row0, row0+rows) x columns [c0, c1) of A into dst (column-major, ld);
   // any row range (it may span several orig_ files).
@@ -103,9 +145,16 @@ class store {
   bool read_xtrue(double* x, std::int64_t ldx) const;  // false if none
 
   // --- factorization state (stripe index I of the factorization's S) ---
+  // (Only on a finished set.) The store's factorization id is the journal's
+  // once read_progress has read it; clear_factorization draws a new one; a
+  // factorization file written or read before either adopts the journal's
+  // (or draws one when there is no journal).
   std::optional<progress_record> read_progress() const;
   void write_progress(const progress_record& p);
-  // Removes progress, act_, lseg_ and lu_ files (a fresh factorization).
+  // The store's factorization id (empty until known; see above).
+  id128 factorization_id() const;
+  // Removes progress (first), act_, lseg_ and lu_ files, and draws a new
+  // factorization id (a fresh factorization).
   void clear_factorization();
 
   struct active_header {
@@ -142,6 +191,11 @@ class store {
   explicit store(impl* p);
   impl* p_ = nullptr;
 };
+
+// Test hook: called with 0, 1, 2, ... before each step (a rename or an
+// unlink) of moving a committed new set into place; a hook that ends the
+// process there simulates a crash at that step. Null: none.
+void set_switch_hook(std::function<void(int step)> hook);
 
 // Test hook: after `bytes` more bytes written by this process, every write
 // fails as if the disk were full (ENOSPC); a negative value disables it. The

@@ -255,7 +255,7 @@ void stripe_lu::impl::factor_out_of_core() {
   rep.engine = want.engine;
 
   i64 groups_done = 0;
-  auto have = sto.read_progress();
+  auto have = opt.resume ? sto.read_progress() : std::nullopt;  // (--restart: even a foreign journal goes)
   if (have && opt.resume) {
     if (have->stripe != S || have->substripe != Sp || have->meta != m || have->pivot != want.pivot ||
         have->engine != want.engine)
