@@ -253,11 +253,13 @@ agree() {
     'exe=$1' 'shift' 'args=()' 'for a in "$@"; do args+=("${a//@R/$rank}"); done' \
     'exec "$exe" "${args[@]}"' >"$wrap"
   # ranked NAME FILE_FIRST FILE_LAST: NAME<r>.mtx for every rank r, the last
-  # rank's a copy of FILE_LAST, the others' copies of FILE_FIRST.
+  # rank's a copy of FILE_LAST, the others' copies of FILE_FIRST (NAME
+  # starts with p: no copy overwrites a source).
   ranked() {
     local r
     for r in $(seq 0 "$last"); do
-      if [ "$r" -eq "$last" ]; then cp "$3" "$1$r.mtx"; else cp "$2" "$1$r.mtx"; fi
+      if [ "$r" -eq "$last" ]; then cp "$3" "$1$r.mtx"; else cp "$2" "$1$r.mtx"; fi ||
+        fail "cannot copy to $1$r.mtx"
     done
   }
   local head="^exala: error: rank $last: input" one="^exala: error: rank 1: "
@@ -266,52 +268,56 @@ agree() {
   # (sum 15) on the last. (It printed 12 with exit status 0.)
   printf '%s\n' '%%MatrixMarket matrix array real general' '3 1' 1 2 3 >s3.mtx
   printf '%s\n' '%%MatrixMarket matrix array real general' '5 1' 1 2 3 4 5 >s5.mtx
-  ranked v s3.mtx s5.mtx
-  refused "$head FILE is 'v$last.mtx' \\(5 x 1, $shape\\) here but 'v0.mtx' \\(3 x 1, $shape\\) on rank 0 \\(different sizes\\): every rank must read the same files$" \
-    -np "$np" bash "$wrap" "$exala" sum v@R.mtx --backend mpi
+  ranked pv s3.mtx s5.mtx
+  refused "$head FILE is 'pv$last.mtx' \\(5 x 1, $shape\\) here but 'pv0.mtx' \\(3 x 1, $shape\\) on rank 0 \\(different sizes\\): every rank must read the same files$" \
+    -np "$np" bash "$wrap" "$exala" sum pv@R.mtx --backend mpi
   # One digit differs: the same size, other contents.
   vector w.mtx 40 31
   awk 'NR == 10 { c = substr($0, length($0)); $0 = substr($0, 1, length($0) - 1) (c == 1 ? 2 : 1) }
     { print }' w.mtx >w_bad.mtx
   cmp -s w.mtx w_bad.mtx && fail "w_bad.mtx is w.mtx"
   [ "$(wc -c <w.mtx)" -eq "$(wc -c <w_bad.mtx)" ] || fail "w_bad.mtx has another size"
-  ranked u w.mtx w_bad.mtx
-  refused "$head FILE is 'u$last.mtx' \\(40 x 1, $shape\\) here but 'u0.mtx' \\(40 x 1, $shape\\) on rank 0 \\(same size, different contents\\): " \
-    -np "$np" bash "$wrap" "$exala" asum u@R.mtx --backend mpi
+  ranked pu w.mtx w_bad.mtx
+  refused "$head FILE is 'pu$last.mtx' \\(40 x 1, $shape\\) here but 'pu0.mtx' \\(40 x 1, $shape\\) on rank 0 \\(same size, different contents\\): " \
+    -np "$np" bash "$wrap" "$exala" asum pu@R.mtx --backend mpi
+  # X and Y both one entry longer on the last rank (so that its own size
+  # check passes).
+  vector w41.mtx 41 31
   vector y40.mtx 40 32
   vector y41.mtx 41 32
-  ranked y y40.mtx y41.mtx
-  refused "$head Y is 'y$last.mtx' \\(41 x 1, $shape\\) here but 'y0.mtx' \\(40 x 1, " \
-    -np "$np" bash "$wrap" "$exala" dot w.mtx y@R.mtx --backend mpi
+  ranked px w.mtx w41.mtx
+  ranked py y40.mtx y41.mtx
+  refused "$head X is 'px$last.mtx' \\(41 x 1, $shape\\) here but 'px0.mtx' \\(40 x 1, " \
+    -np "$np" bash "$wrap" "$exala" dot px@R.mtx py@R.mtx --backend mpi
   matrix a1.mtx 6 4 33
   matrix a2.mtx 6 4 34
   vector x4.mtx 4 35
-  ranked a a1.mtx a2.mtx
-  refused "$head A is 'a$last.mtx' \\(6 x 4, " \
-    -np "$np" bash "$wrap" "$exala" gemv a@R.mtx x4.mtx --backend mpi
+  ranked pa a1.mtx a2.mtx
+  refused "$head A is 'pa$last.mtx' \\(6 x 4, " \
+    -np "$np" bash "$wrap" "$exala" gemv pa@R.mtx x4.mtx --backend mpi
   triangular t1.mtx 7 36
   triangular t2.mtx 7 37
   vector b7.mtx 7 38
   vector c7.mtx 7 39
-  ranked t t1.mtx t2.mtx
-  refused "$head T is 't$last.mtx' \\(7 x 7, " \
-    -np "$np" bash "$wrap" "$exala" trsv t@R.mtx b7.mtx --backend mpi
+  ranked pt t1.mtx t2.mtx
+  refused "$head T is 'pt$last.mtx' \\(7 x 7, " \
+    -np "$np" bash "$wrap" "$exala" trsv pt@R.mtx b7.mtx --backend mpi
   # B is read by rank 0 alone, and still must be every rank's.
-  ranked b b7.mtx c7.mtx
-  refused "$head B is 'b$last.mtx' \\(7 x 1, " \
-    -np "$np" bash "$wrap" "$exala" trsv t1.mtx b@R.mtx --backend mpi
+  ranked pb b7.mtx c7.mtx
+  refused "$head B is 'pb$last.mtx' \\(7 x 1, " \
+    -np "$np" bash "$wrap" "$exala" trsv t1.mtx pb@R.mtx --backend mpi
   triangular sa1.mtx 12 40
   triangular sa2.mtx 12 41
   matrix sb.mtx 12 1 42
-  ranked sa sa1.mtx sa2.mtx
-  refused "$head A is 'sa$last.mtx' \\(12 x 12, " \
-    -np "$np" bash "$wrap" "$exala" solve sa@R.mtx sb.mtx --stripe 4 --substripe 2 --quiet \
+  ranked psa sa1.mtx sa2.mtx
+  refused "$head A is 'psa$last.mtx' \\(12 x 12, " \
+    -np "$np" bash "$wrap" "$exala" solve psa@R.mtx sb.mtx --stripe 4 --substripe 2 --quiet \
     --backend mpi
   # Copies with the same bytes under other paths are the same input.
-  ranked c w.mtx w.mtx
+  ranked pc w.mtx w.mtx
   single asum w.mtx
-  echo "+ mpirun -np $np rank_files.sh exala asum c@R.mtx --backend mpi"
-  timeout 30 "$mpiexec" -np "$np" --oversubscribe bash "$wrap" "$exala" asum c@R.mtx \
+  echo "+ mpirun -np $np rank_files.sh exala asum pc@R.mtx --backend mpi"
+  timeout 30 "$mpiexec" -np "$np" --oversubscribe bash "$wrap" "$exala" asum pc@R.mtx \
     --backend mpi >m.out 2>m.err
   [ "$?" -eq 0 ] || { show m.err; fail "copies under other paths were refused"; }
   cmp s.out m.out || fail "stdout differs"
