@@ -1,8 +1,11 @@
 // mpi_commands.cpp - `exala ... --backend mpi` (see mpi_commands.hpp).
 //
-// Assumptions: every rank runs the same command line and sees the same
-// input files (a shared or replicated file system); MPI_COMM_WORLD is the
-// communicator; only the calling thread makes MPI calls.
+// Assumptions: every rank runs the same command and sees the same input
+// files (a shared or replicated file system) - checked, not trusted:
+// mpi_session::begin refuses a run where they differ; every rank runs
+// with --backend mpi (a rank without it never calls MPI_Init, and mpirun
+// ends the job); MPI_COMM_WORLD is the communicator; only the calling thread
+// makes MPI calls.
 //
 // How errors stay collective: every command's first MPI call is the
 // agreement of mpi_session::begin (over exala::mpi::detail::agree), so a
@@ -436,8 +439,7 @@ run_identity run_identity::parse(const std::string& text) {
   return id;
 }
 
-std::string run_identity::difference(const run_identity& root, int here) const {
-  (void)here;
+std::string run_identity::difference(const run_identity& root) const {
   const auto find = [](const std::vector<item>& v, const std::string& what) -> const item* {
     for (const item& it : v)
       if (it.what == what) return &it;
@@ -497,7 +499,7 @@ void mpi_session::begin(const std::function<void(run_identity&)>& describe) {
   }
   agree([&] {
     if (root()) return;
-    const std::string diff = mine.difference(run_identity::parse(root_text), rank_);
+    const std::string diff = mine.difference(run_identity::parse(root_text));
     if (!diff.empty()) throw usage_error(diff);
   });
 }

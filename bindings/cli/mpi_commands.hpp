@@ -95,9 +95,9 @@ class run_identity {
   // Serialized form (for the broadcast of rank 0's identity) and back.
   std::string text() const;
   static run_identity parse(const std::string& text);
-  // "" when this identity (rank `here`) is rank 0's `root`, else the
-  // message naming what differs first.
-  std::string difference(const run_identity& root, int here) const;
+  // "" when this identity is rank 0's `root`, else the message (from this
+  // rank's side: "... here but ... on rank 0") naming what differs first.
+  std::string difference(const run_identity& root) const;
 
  private:
   struct item {

@@ -47,6 +47,12 @@ std::string operation_name(std::int64_t v) {
     case operation::gemv_row_block: return "exala::mpi::gemv_row_block";
     case operation::gemv_col_block: return "exala::mpi::gemv_col_block";
     case operation::trsv_block_cyclic: return "exala::mpi::trsv_block_cyclic";
+    case operation::stripe_lu_in_memory: return "exala::mpi::stripe_lu (in memory)";
+    case operation::stripe_lu_out_of_core: return "exala::mpi::stripe_lu (out of core)";
+    case operation::stripe_lu_solve: return "exala::mpi::stripe_lu::solve";
+    case operation::stripe_lu_solve_refined: return "exala::mpi::stripe_lu::solve_refined";
+    case operation::stripe_lu_solve_stored: return "exala::mpi::stripe_lu::solve_stored";
+    case operation::stripe_lu_backward_error: return "exala::mpi::stripe_lu::backward_error";
   }
   return "operation " + std::to_string(v);
 }

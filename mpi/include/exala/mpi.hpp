@@ -260,6 +260,14 @@ enum class operation : std::int64_t {
   gemv_row_block,
   gemv_col_block,
   trsv_block_cyclic,
+  // stripe_lu's constructors and collective members (for its own
+  // agreements: mpi/src/stripe_lu.cpp, stripe_ooc.cpp).
+  stripe_lu_in_memory,
+  stripe_lu_out_of_core,
+  stripe_lu_solve,
+  stripe_lu_solve_refined,
+  stripe_lu_solve_stored,
+  stripe_lu_backward_error,
 };
 same_value same_operation(operation op);
 // A rounding mode (exala::rounding as an integer) for a message.
