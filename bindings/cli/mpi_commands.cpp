@@ -126,7 +126,6 @@ std::string describe_file_value(const std::string& value) {
   return value.substr(1, colon - 1) + " bytes, checksum " + value.substr(colon + 1);
 }
 
-
 // ---- splits ----
 
 // Rank r's block of an even split of n items over p ranks (the first n mod p
