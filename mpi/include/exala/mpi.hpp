@@ -79,7 +79,7 @@ MPI_Op superaccumulator_op();
 // acc := the exact sum of every rank's acc, on every rank (MPI_Allreduce).
 void allreduce(MPI_Comm comm, superaccumulator& acc);
 // Element-wise: accs[i] := sum over ranks of accs[i]; every rank passes the
-// same count.
+// same count (agreed first: a rank with another count is named).
 void allreduce(MPI_Comm comm, std::span<superaccumulator> accs);
 
 // Correctly rounded sum, asum, dot and nrm2 of a vector distributed in any
@@ -87,7 +87,11 @@ void allreduce(MPI_Comm comm, std::span<superaccumulator> accs);
 // n_local >= 0, strides as in exala/blas1.hpp). Every rank gets the result of
 // the whole vector rounded once (local.mode), bit-identical to
 // exala::sum/asum/dot/nrm2 of the concatenated vector with the reference
-// backend. `local` chooses how each rank accumulates its part.
+// backend. n_local and the increments are the rank's own (a negative one
+// reverses the rank's part, as in BLAS); so are local.backend, threads and
+// block, which choose how the rank accumulates its part. local.mode is
+// global: a rank with another mode is named (it would round to another
+// result).
 double sum(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t incx,
            const exec& local = {});
 double asum(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t incx,
@@ -106,6 +110,8 @@ double nrm2(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t i
 //   must have the same bits on every rank: it is hashed and compared, and a
 //   rank that differs throws invalid_argument naming it;
 // - exec.block sets the batch / chunk widths (results never depend on it);
+//   in gemv_col_block and trsv_block_cyclic it also sets how many messages
+//   are exchanged, so there it is a global argument too (compared as above);
 // - the local backend: gemv_row_block hands `local` to exala::gemv; the other
 //   two run the SIMD kernels on the calling thread for every backend but
 //   reference (omp and opencl add no threads or devices there yet).
