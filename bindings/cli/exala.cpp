@@ -1237,6 +1237,9 @@ void select_device(const invocation& inv) {
 int run(std::span<char* const> argv, exala::cli::mpi_session* session, bool root) {
   invocation parsed = parse_command_line(argv);
   parsed.session = session;
+#ifdef EXALA_CLI_HAVE_MPI
+  if (session) session->set_output(parsed.output);  // compared by the ranks' first agreement
+#endif
   const invocation& inv = parsed;
   if (inv.version) {
     if (!root) return exit_ok;

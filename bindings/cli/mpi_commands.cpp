@@ -1,23 +1,31 @@
 // mpi_commands.cpp - `exala ... --backend mpi` (see mpi_commands.hpp).
 //
-// Assumptions: every rank runs the same command line and sees the same
-// input files (a shared or replicated file system); MPI_COMM_WORLD is the
-// communicator; only the calling thread makes MPI calls.
+// Assumptions: every rank runs the same command and sees the same input
+// files (a shared or replicated file system) - checked, not trusted:
+// mpi_session::begin refuses a run where they differ; every rank runs
+// with --backend mpi (a rank without it never calls MPI_Init, and mpirun
+// ends the job); MPI_COMM_WORLD is the communicator; only the calling thread
+// makes MPI calls.
 //
-// How errors stay collective: every command's first MPI call is an
-// agreement (mpi_session::agree, over exala::mpi::detail::agree), so a rank
-// that failed earlier (an option, -o) joins it from mpi_session::settle with
-// its error and every rank learns of it. After that, every step that may
-// throw on one rank runs inside an agreement, and the library's collective
-// calls throw on every rank or on none. Rank 0 prints the one error line.
+// How errors stay collective: every command's first MPI call is the
+// agreement of mpi_session::begin (over exala::mpi::detail::agree), so a
+// rank that failed earlier (an option, -o) joins it from mpi_session::settle
+// with its error, and a rank that runs no command joins it from the
+// destructor; every rank learns of either. begin then compares what the
+// ranks run (run_identity). After that, every step that may throw on one
+// rank runs inside an agreement, and the library's collective calls throw on
+// every rank or on none. Rank 0 prints the one error line.
 #include "mpi_commands.hpp"
 
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -75,6 +83,47 @@ std::string quote(std::string_view v) {
 
 std::string entries_text(std::int64_t n) {
   return std::to_string(n) + (n == 1 ? " entry" : " entries");
+}
+
+// ---- what every rank runs (run_identity) ----
+
+// The names of --rounding's values.
+std::string rounding_text(exala::rounding mode) {
+  switch (mode) {
+    case exala::rounding::to_nearest_even: return "nearest";
+    case exala::rounding::toward_zero: return "zero";
+    case exala::rounding::upward: return "up";
+    case exala::rounding::downward: return "down";
+  }
+  return "?";
+}
+
+// Length-prefixed fields ("5:value"), so that any byte may occur in them.
+void put_field(std::string& out, const std::string& v) {
+  out += std::to_string(v.size());
+  out += ':';
+  out += v;
+}
+std::string get_field(const std::string& in, std::size_t& at) {
+  const std::size_t colon = in.find(':', at);
+  if (colon == std::string::npos) throw exala::error("exala: mpi: malformed identity");
+  const std::size_t len = static_cast<std::size_t>(std::stoull(in.substr(at, colon - at)));
+  if (len > in.size() - colon - 1) throw exala::error("exala: mpi: malformed identity");
+  at = colon + 1 + len;
+  return in.substr(colon + 1, len);
+}
+
+// Item kinds: the first character of `what` in the serialized form.
+constexpr char kind_command = 'c', kind_setting = 's', kind_file = 'f';
+
+// A file's identity value: "b<bytes>:<checksum>", "u<reason>", "-" or "n"
+// (none given).
+std::string describe_file_value(const std::string& value) {
+  if (value == "n") return "";
+  if (value == "-") return "standard input";
+  if (!value.empty() && value[0] == 'u') return "unreadable: " + value.substr(1);
+  const std::size_t colon = value.find(':');
+  return value.substr(1, colon - 1) + " bytes, checksum " + value.substr(colon + 1);
 }
 
 // ---- splits ----
@@ -256,6 +305,7 @@ void read_agreed(mpi_session& s, const std::vector<read_job>& jobs) {
 // ---- moving data ----
 
 constexpr std::int64_t chunk = std::int64_t{1} << 26;  // doubles per message
+constexpr std::int64_t chunk_bytes = std::int64_t{1} << 29;  // chars per message
 
 void bcast(std::vector<double>& v, int root) {
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(v.size()); i += chunk) {
@@ -311,7 +361,146 @@ mpi_session::mpi_session(int* argc, char*** argv) {
 mpi_session::~mpi_session() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (finalized) return;
+  // A rank that ran no command (--help, --version) joins the others' first
+  // agreement, which they would otherwise wait in forever.
+  bool mismatch = false;
+  if (agreements_ == 0) {
+    try {
+      begin([](run_identity& id) { id.add("command", "", "no command (--help or --version)"); });
+    } catch (const mpi_agreed_error& e) {
+      mismatch = true;
+      if (root()) std::cerr << "exala: error: " << e.line() << '\n' << std::flush;
+    } catch (...) {
+      mismatch = true;
+    }
+  }
+  MPI_Finalize();
+  if (mismatch) std::exit(2);
+}
+
+// ---- run_identity ----
+
+void run_identity::add(std::string what, std::string value, std::string shown) {
+  const char kind = what == "command" ? kind_command : kind_setting;
+  if (shown.empty()) shown = quote(value);
+  items_.push_back({kind + std::move(what), std::move(value), std::move(shown), {}});
+}
+
+void run_identity::add_no_file(std::string what) {
+  items_.push_back({kind_file + std::move(what), "n", "not given", {}});
+}
+
+void run_identity::add_file(std::string what, const std::string& path) {
+  item it{kind_file + std::move(what), "-", quote(path), {}};
+  if (path != "-") {
+    const exala::mpi::detail::file_identity f = exala::mpi::detail::identify_file(path);
+    if (f.readable) {
+      char hex[20];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(f.checksum));
+      it.value = "b" + std::to_string(f.bytes) + ":" + hex;
+      try {  // its shape, for messages (the command checks the header itself)
+        const exala::io::matrix_stream stream(path);
+        it.note = std::to_string(stream.info().rows) + " x " + std::to_string(stream.info().cols);
+      } catch (const std::exception&) {
+        it.note = "no valid header";
+      }
+    } else {
+      it.value = "u" + f.reason;
+    }
+  }
+  items_.push_back(std::move(it));
+}
+
+std::string run_identity::text() const {
+  std::string out;
+  for (const item& it : items_) {
+    put_field(out, it.what);
+    put_field(out, it.value);
+    put_field(out, it.shown);
+    put_field(out, it.note);
+  }
+  return out;
+}
+
+run_identity run_identity::parse(const std::string& text) {
+  run_identity id;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    item it;
+    it.what = get_field(text, at);
+    it.value = get_field(text, at);
+    it.shown = get_field(text, at);
+    it.note = get_field(text, at);
+    if (it.what.empty()) throw exala::error("exala: mpi: malformed identity");
+    id.items_.push_back(std::move(it));
+  }
+  return id;
+}
+
+std::string run_identity::difference(const run_identity& root) const {
+  const auto find = [](const std::vector<item>& v, const std::string& what) -> const item* {
+    for (const item& it : v)
+      if (it.what == what) return &it;
+    return nullptr;
+  };
+  // The items in order of first appearance, this rank's first.
+  std::vector<const item*> order;
+  for (const item& it : items_) order.push_back(&it);
+  for (const item& it : root.items_)
+    if (!find(items_, it.what)) order.push_back(&it);
+  for (const item* it : order) {
+    const item* mine = find(items_, it->what);
+    const item* theirs = find(root.items_, it->what);
+    if (mine && theirs && mine->value == theirs->value) continue;
+    const char kind = it->what[0];
+    const std::string name = it->what.substr(1);
+    if (kind == kind_command)
+      return "runs " + (mine ? mine->shown : "no command") + " here but " +
+             (theirs ? theirs->shown : "no command") +
+             " on rank 0: every rank must run the same command";
+    if (kind == kind_setting)
+      return name + " is " + (mine ? mine->shown : "not given") + " here but " +
+             (theirs ? theirs->shown : "not given") +
+             " on rank 0: every rank must give the same options";
+    const auto desc = [](const item* f) {
+      if (!f) return std::string("not given");
+      std::string v = f->note;
+      const std::string more = describe_file_value(f->value);
+      if (!more.empty()) v += (v.empty() ? "" : ", ") + more;
+      return v.empty() ? f->shown : f->shown + " (" + v + ")";
+    };
+    std::string what_differs;
+    if (mine && theirs && mine->value[0] == 'b' && theirs->value[0] == 'b')
+      what_differs = mine->value.substr(1, mine->value.find(':') - 1) ==
+                             theirs->value.substr(1, theirs->value.find(':') - 1)
+                         ? " (same size, different contents)"
+                         : " (different sizes)";
+    return "input " + name + " is " + desc(mine) + " here but " + desc(theirs) + " on rank 0" +
+           what_differs + ": every rank must read the same files";
+  }
+  return {};
+}
+
+// ---- the session's agreements ----
+
+void mpi_session::begin(const std::function<void(run_identity&)>& describe) {
+  run_identity mine;
+  agree([&] { describe(mine); });
+  // Rank 0's identity to every rank; each compares its own with it.
+  std::string root_text = root() ? mine.text() : std::string();
+  std::int64_t len = static_cast<std::int64_t>(root_text.size());
+  MPI_Bcast(&len, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  root_text.resize(static_cast<std::size_t>(len));
+  for (std::int64_t i = 0; i < len; i += chunk_bytes) {
+    const int count = static_cast<int>(std::min<std::int64_t>(chunk_bytes, len - i));
+    MPI_Bcast(root_text.data() + i, count, MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+  agree([&] {
+    if (root()) return;
+    const std::string diff = mine.difference(run_identity::parse(root_text));
+    if (!diff.empty()) throw usage_error(diff);
+  });
 }
 
 void mpi_session::agree(const std::function<void()>& phase) {
@@ -361,8 +550,32 @@ std::string mpi_session::settle(std::exception_ptr failure) {
 
 // ---- sum, asum, dot ----
 
+namespace {
+
+// The settings every command shares: the command, --rounding and -o.
+void add_common(run_identity& id, std::string_view command, const exala::exec& local,
+                const mpi_session& s) {
+  id.add("command", std::string(command));
+  id.add("option '--rounding'", rounding_text(local.mode));
+  if (s.output().empty())
+    id.add("option '-o'", "", "not given (standard output)");
+  else
+    id.add("option '-o'", s.output());
+}
+
+}  // namespace
+
 double mpi_reduce(mpi_session& s, std::string_view command, const std::vector<std::string>& files,
                   const exala::exec& local) {
+  s.begin([&](run_identity& id) {
+    add_common(id, command, local, s);
+    if (command == "dot") {
+      id.add_file("X", files[0]);
+      id.add_file("Y", files[1]);
+    } else {
+      id.add_file("FILE", files[0]);
+    }
+  });
   std::vector<header> h(files.size());
   s.agree([&] {
     for (std::size_t f = 0; f < files.size(); ++f) h[f] = read_header(files[f]);
@@ -395,6 +608,18 @@ double mpi_reduce(mpi_session& s, std::string_view command, const std::vector<st
 
 solution mpi_gemv(mpi_session& s, const mpi_gemv_args& g, const exala::exec& local) {
   const bool none = g.trans == exala::transpose::none;
+  s.begin([&](run_identity& id) {
+    add_common(id, "gemv", local, s);
+    id.add("option '--trans'", none ? "N" : "T");
+    id.add_file("A", g.a);
+    id.add_file("X", g.x);
+    if (g.y)
+      id.add_file("Y (--y)", *g.y);
+    else
+      id.add_no_file("Y (--y)");
+    id.add("option '--alpha'", exala::io::format_real(g.alpha));
+    id.add("option '--beta'", exala::io::format_real(g.beta));
+  });
   header a, x, y;
   std::int64_t rows = 0, inner = 0;  // of op(A)
   s.agree([&] {
@@ -461,6 +686,15 @@ solution mpi_gemv(mpi_session& s, const mpi_gemv_args& g, const exala::exec& loc
 // ---- trsv ----
 
 solution mpi_trsv(mpi_session& s, const mpi_trsv_args& g, const exala::exec& local) {
+  s.begin([&](run_identity& id) {
+    add_common(id, "trsv", local, s);
+    id.add("option '--uplo'", g.ul == exala::uplo::lower ? "L" : "U");
+    id.add("option '--trans'", g.trans == exala::transpose::none ? "N" : "T");
+    id.add("option '--diag'", g.dg == exala::diag::unit ? "U" : "N");
+    id.add("option '--block'", std::to_string(g.nb));
+    id.add_file("T", g.t);
+    id.add_file("B", g.b);
+  });
   header t, b;
   s.agree([&] {
     t = read_header(g.t);
@@ -509,6 +743,12 @@ solution mpi_trsv(mpi_session& s, const mpi_trsv_args& g, const exala::exec& loc
 // ---- solve ----
 
 namespace {
+
+// solve's options that are each rank's own (exala/stripe_lu.hpp: they
+// change neither a bit of the result nor the collective calls).
+constexpr std::array<std::string_view, 7> per_rank_solve_options{
+    "--cache", "--io-threads", "--sync", "--drop-page-cache", "--rank-workdir", "--quiet",
+    "--progress-interval"};
 
 using clock_type = std::chrono::steady_clock;
 
@@ -586,11 +826,6 @@ solution solve_in_core(mpi_session& s, const stripe_request& r, solve_settings& 
   const auto t0 = clock_type::now();
   const std::string& afile = r.operands[0];
   const std::string& bfile = r.operands[1];
-  for (const std::string* f : {&afile, &bfile})
-    if (*f == "-")
-      throw usage_error(
-          "standard input ('-') cannot be read by every rank with --backend mpi: "
-          "give a file");
   std::unique_ptr<exala::io::matrix_stream> a;
   std::int64_t n = 0;
   s.agree([&] {
@@ -713,25 +948,36 @@ solution solve_in_core(mpi_session& s, const stripe_request& r, solve_settings& 
   return {n, nrhs, std::move(x)};
 }
 
-solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settings& st) {
-  const std::vector<std::string> dirs = workdirs_of(r);
+// The rank's own directory pattern (--rank-workdir, default
+// DIR/mpi/rank-%r); checked before the first agreement.
+std::string rank_pattern(const stripe_request& r, const std::vector<std::string>& dirs, int ranks) {
   std::string pattern = dirs[0] + "/mpi/rank-%r";
   if (const auto v = r.options.get("--rank-workdir")) pattern = std::string(*v);
   if (pattern.empty()) throw usage_error("option '--rank-workdir' needs a directory pattern");
-  if (s.size() > 1 && pattern.find("%r") == std::string::npos)
+  if (ranks > 1 && pattern.find("%r") == std::string::npos)
     throw usage_error("option '--rank-workdir' needs '%r' (the rank) in " + quote(pattern) +
                       ": each rank needs its own directory");
+  return pattern;
+}
+
+solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settings& st) {
+  const std::vector<std::string> dirs = workdirs_of(r);
+  const std::string pattern = rank_pattern(r, dirs, s.size());
   const std::string mine = rank_dir(pattern, s.rank());
   const auto t0 = clock_type::now();
-  s.agree([] {});  // every rank's options are fine
   // The default cache: half the physical memory, shared by the ranks of a
   // node, the same on every rank (the smallest), since the stripe height S
   // chosen without --stripe depends on it. (One process alone would take
   // the whole half: give --stripe, or --cache, for the same S and bits.)
-  if (!r.options.has("--cache")) {
+  // --cache is each rank's own (a rank may give it and another not): every
+  // rank takes part in both collectives, whether it uses the result or not.
+  {
+    const int on_node = ranks_on_node();
     const std::uint64_t budget =
-        std::max<std::uint64_t>(physical_memory() / 2 / std::uint64_t(ranks_on_node()), 1);
-    MPI_Allreduce(&budget, &st.opt.cache_bytes, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+        std::max<std::uint64_t>(physical_memory() / 2 / std::uint64_t(on_node), 1);
+    std::uint64_t smallest = budget;
+    MPI_Allreduce(&budget, &smallest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    if (!r.options.has("--cache")) st.opt.cache_bytes = smallest;
   }
   std::optional<workdir_lock> system_lock, own_lock;
   s.agree([&] {
@@ -795,7 +1041,42 @@ solution mpi_solve(mpi_session& s, const stripe_request& r) {
     throw usage_error(
         "option '--pivot partial' does not apply to '--backend mpi' (the "
         "distributed stripe LU pivots within substripes: --pivot local)");
+  if (out_of_core) {
+    (void)rank_pattern(r, workdirs_of(r), s.size());
+  } else {
+    for (const std::string& f : r.operands)
+      if (f == "-")
+        throw usage_error(
+            "standard input ('-') cannot be read by every rank with --backend mpi: "
+            "give a file");
+  }
   if (s.root()) check_output(r.output);
+  s.begin([&](run_identity& id) {
+    id.add("command", "solve");
+    if (r.output.empty())
+      id.add("option '-o'", "", "not given (standard output)");
+    else
+      id.add("option '-o'", r.output);
+    // Every option but each rank's own, sorted by name; repeated values
+    // (--workdir) in order.
+    std::vector<std::string> names = r.options.names();
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      if (std::find(per_rank_solve_options.begin(), per_rank_solve_options.end(), name) !=
+          per_rank_solve_options.end())
+        continue;
+      std::string values, shown;
+      for (const std::string& v : r.options.all(name)) {
+        put_field(values, v);
+        shown += (shown.empty() ? "" : ", ") + (v.empty() ? std::string("given") : quote(v));
+      }
+      id.add("option '" + name + "'", values, shown);
+    }
+    if (!out_of_core) {
+      id.add_file("A", r.operands[0]);
+      id.add_file("B", r.operands[1]);
+    }
+  });
   return out_of_core ? solve_out_of_core(s, r, st) : solve_in_core(s, r, st);
 }
 

@@ -36,6 +36,22 @@
 //   own stripes of A (one pass over the file), rank 0 reads B and
 //   broadcasts it.
 //
+// Agreement: the first collective step of every command (mpi_session::begin)
+// makes sure that every rank runs the same thing: the same command, the same
+// settings that decide the sequence of collective calls or a bit of the
+// result (each command lists them: the operation's options, --rounding, -o,
+// the stripe LU's options, --workdir), and the same bytes in each input file
+// (its size and a checksum of its contents, read whole on every rank; the
+// path may differ, as with per-node copies). A rank that differs from rank 0
+// ends the run on every rank with one line naming it, rank 0, the setting
+// or file, and what differs - never a hang (ranks that would make different
+// collective calls) or a result from mixed inputs. Each rank's own
+// resources may differ: --threads, --device, --local-backend (the bits and
+// the collective calls never depend on them), and solve's --cache,
+// --io-threads, --sync, --drop-page-cache, --rank-workdir, --quiet and
+// --progress-interval. A rank that runs no command (--help, --version)
+// takes part too, so that the others do not wait for it.
+//
 // Errors: a problem on any rank ends every rank with exit status 2 and one
 // line 'exala: error: ...' printed by rank 0 (naming the failing rank when it
 // is another one). File errors are agreed on by position: the one reported
@@ -60,9 +76,44 @@ namespace exala::cli {
 // MPI for one run of the tool: MPI_Init in the constructor, MPI_Finalize in
 // the destructor, MPI_COMM_WORLD as the communicator. It also keeps the
 // bookkeeping that turns an exception on some ranks into one error line.
+// What a rank is about to run, as the ranks compare it (mpi_session::begin):
+// named items in order, each a setting or an input file.
+class run_identity {
+ public:
+  // A setting every rank must give alike, compared as text (`what` names
+  // it in messages: "command", "option '--trans'", ...; `shown`: the value
+  // in messages, by default the value quoted).
+  void add(std::string what, std::string value, std::string shown = {});
+  // An input file (`what`: its operand, "A", "X", ... or an option "--y"):
+  // every rank must read the same bytes. Never throws for an unreadable
+  // file: that is part of its identity (the command reports it later as a
+  // single process does, when every rank fails alike).
+  void add_file(std::string what, const std::string& path);
+  // An optional input file that this rank was not given.
+  void add_no_file(std::string what);
+
+  // Serialized form (for the broadcast of rank 0's identity) and back.
+  std::string text() const;
+  static run_identity parse(const std::string& text);
+  // "" when this identity is rank 0's `root`, else the message (from this
+  // rank's side: "... here but ... on rank 0") naming what differs first.
+  std::string difference(const run_identity& root) const;
+
+ private:
+  struct item {
+    std::string what;   // the name of the setting or file
+    std::string value;  // compared
+    std::string shown;  // for messages only (a file's path)
+    std::string note;   // for messages only (a file's shape)
+  };
+  std::vector<item> items_;
+};
+
 class mpi_session {
  public:
   mpi_session(int* argc, char*** argv);
+  // A rank that ran no command joins the first agreement here (and ends the
+  // process with status 2 if the others ran one).
   ~mpi_session();
   mpi_session(const mpi_session&) = delete;
   mpi_session& operator=(const mpi_session&) = delete;
@@ -78,6 +129,17 @@ class mpi_session {
   // cannot learn of.
   std::string settle(std::exception_ptr failure);
 
+  // -o FILE of the command line (empty: standard output), set by exala.cpp:
+  // part of every command's identity.
+  void set_output(std::string output) { output_ = std::move(output); }
+  const std::string& output() const noexcept { return output_; }
+
+  // The first collective step of every command: `describe` fills this
+  // rank's identity (on every rank; errors are agreed on as in agree), and
+  // the ranks compare theirs with rank 0's. A difference throws
+  // mpi_agreed_error on every rank, with one line naming the lowest rank
+  // that differs, rank 0 and what differs.
+  void begin(const std::function<void(run_identity&)>& describe);
   // Used by mpi_commands.cpp: runs `phase` on every rank and agrees on
   // errors (exala::mpi::detail::agree); a failure on any rank throws
   // mpi_agreed_error on every rank.
@@ -92,6 +154,7 @@ class mpi_session {
   int size_ = 1;
   long agreements_ = 0;
   bool finished_ = false;
+  std::string output_;
 };
 
 // The scalar of sum, asum (one file) or dot (two files), on every rank.

@@ -191,6 +191,17 @@ void check_same_vector(const arg_table& t, int rank, std::size_t has, std::size_
 
 // ------------------------------------------------------------ exact products
 
+// add_products packs groups of pack_group rows x pack_chunk columns.
+constexpr i64 pack_group = 16, pack_chunk = 2048;
+
+// Sizes add_products' packing buffer for rows of up to `len` columns, so
+// that it never allocates (and so never throws on one rank alone) between
+// collectives; called inside an agreement.
+void reserve_packing(std::vector<double>& buf, i64 len) {
+  const std::size_t need = std::size_t(pack_group * (std::min(pack_chunk, len) + 8));
+  if (buf.size() < need) buf.resize(need);
+}
+
 // acc[k] += sum_{t < len} U(k, t) * v[t] exactly, for k < count, where
 // U(k, t) = base[k*ks + t*ts]. Reference (or short rows): product by
 // product, with complete term flags. Otherwise the SIMD dot kernel, straight
@@ -214,7 +225,7 @@ void add_products(superaccumulator* acc, i64 count, const double* base, i64 ks, 
   // Packed rows of `c` values, `ld` apart: ld is c plus one cache line, so
   // that the transposing writes of a group do not all fall into one L1 set
   // (a power-of-two stride would make them conflict).
-  constexpr i64 group = 16, chunk = 2048;
+  constexpr i64 group = pack_group, chunk = pack_chunk;
   const i64 ld = std::min(chunk, len) + 8;
   if (buf.size() < std::size_t(group * ld)) buf.resize(std::size_t(group * ld));
   for (i64 k0 = 0; k0 < count; k0 += group) {
@@ -276,9 +287,11 @@ void bcast_doubles(MPI_Comm comm, double* p, i64 count, int root) {
 
 // accs[k] := sum over ranks of accs[k], on `root` (MPI_Reduce with the
 // exact op; the other ranks' accs are left as they were).
+constexpr i64 reduce_step = 1024;  // accumulators per MPI_Reduce
+
 void reduce_to(MPI_Comm comm, superaccumulator* accs, i64 count, int root, int rank,
                std::vector<std::byte>& send, std::vector<std::byte>& recv) {
-  constexpr i64 step = 1024;
+  constexpr i64 step = reduce_step;
   const MPI_Datatype type = superaccumulator_type();
   const MPI_Op op = superaccumulator_op();
   for (i64 k0 = 0; k0 < count; k0 += step) {
@@ -325,18 +338,21 @@ void gemv_row_block(MPI_Comm comm, layout lay, std::int64_t m_local, std::int64_
                     double beta, double* y, std::int64_t incy, const exec& local) {
   const int rank = detail::rank_of(comm);
   const bool reads_x = alpha != 0.0 && m_local > 0 && n > 0;
-  detail::agree(comm, [&] {
-    check_nonneg("m_local", m_local);
-    check_nonneg("n", n);
-    check_ld("lda", lda, lay == layout::row_major ? n : m_local);
-    check_exec(local);
-    if (reads_x) {
-      check_ptr("a", a, m_local * n);
-      check_ptr("x", x, n);
-    }
-    check_ptr("y", y, m_local);
-    check_written_inc("incy", incy, m_local);
-  });
+  detail::agree(
+      comm,
+      [&] {
+        check_nonneg("m_local", m_local);
+        check_nonneg("n", n);
+        check_ld("lda", lda, lay == layout::row_major ? n : m_local);
+        check_exec(local);
+        if (reads_x) {
+          check_ptr("a", a, m_local * n);
+          check_ptr("x", x, n);
+        }
+        check_ptr("y", y, m_local);
+        check_written_inc("incy", incy, m_local);
+      },
+      {detail::same_operation(detail::operation::gemv_row_block)});
   enum : std::size_t { f_m, f_n, f_alpha, f_beta, f_lay, f_mode, f_has_x, f_x, f_count };
   std::vector<i64> mine(f_count);
   mine[f_m] = m_local;
@@ -353,7 +369,7 @@ void gemv_row_block(MPI_Comm comm, layout lay, std::int64_t m_local, std::int64_
     check_same(t, rank, f_alpha, "alpha", show_double);
     check_same(t, rank, f_beta, "beta", show_double);
     check_same(t, rank, f_lay, "lay", show_int);
-    check_same(t, rank, f_mode, "mode", show_int);
+    check_same(t, rank, f_mode, "mode", detail::show_rounding);
     i64 m = 0;  // the blocks tile [0, m): offsets are the prefix sums
     for (int r = 0; r < t.ranks; ++r) {
       if (t.at(r, f_m) > std::numeric_limits<i64>::max() - m)
@@ -383,19 +399,24 @@ void gemv_col_block(MPI_Comm comm, layout lay, std::int64_t m, std::int64_t n_lo
                     double beta, double* y, std::int64_t incy, const exec& local) {
   const int rank = detail::rank_of(comm);
   const bool reads_local = alpha != 0.0 && m > 0 && n_local > 0;
-  detail::agree(comm, [&] {
-    check_nonneg("m", m);
-    check_nonneg("n_local", n_local);
-    check_ld("lda", lda, lay == layout::row_major ? n_local : m);
-    check_exec(local);
-    if (reads_local) {
-      check_ptr("a", a, m * n_local);
-      check_ptr("x", x, n_local);
-    }
-    check_ptr("y", y, m);
-    check_written_inc("incy", incy, m);
-  });
-  enum : std::size_t { f_m, f_n, f_alpha, f_beta, f_lay, f_mode, f_has_y, f_y, f_count };
+  detail::agree(
+      comm,
+      [&] {
+        check_nonneg("m", m);
+        check_nonneg("n_local", n_local);
+        check_ld("lda", lda, lay == layout::row_major ? n_local : m);
+        check_exec(local);
+        if (reads_local) {
+          check_ptr("a", a, m * n_local);
+          check_ptr("x", x, n_local);
+        }
+        check_ptr("y", y, m);
+        check_written_inc("incy", incy, m);
+      },
+      {detail::same_operation(detail::operation::gemv_col_block)});
+  // exec.block is global here: it sets the rows per allreduce, so ranks
+  // with different values would pair different numbers of them.
+  enum : std::size_t { f_m, f_n, f_alpha, f_beta, f_lay, f_mode, f_block, f_has_y, f_y, f_count };
   const bool reads_y = beta != 0.0 && m > 0;
   std::vector<i64> mine(f_count);
   mine[f_m] = m;
@@ -404,6 +425,7 @@ void gemv_col_block(MPI_Comm comm, layout lay, std::int64_t m, std::int64_t n_lo
   mine[f_beta] = double_field(beta);
   mine[f_lay] = i64(lay);
   mine[f_mode] = i64(local.mode);
+  mine[f_block] = i64(local.block);
   mine[f_has_y] = reads_y;
   mine[f_y] = reads_y ? hash_vector(y, m, incy) : 0;
   const arg_table t = gather_args(comm, mine);
@@ -411,13 +433,15 @@ void gemv_col_block(MPI_Comm comm, layout lay, std::int64_t m, std::int64_t n_lo
   const i64 chunk = local.block > 0 ? i64(local.block) : 1024;
   std::vector<superaccumulator> acc;
   std::vector<double> xl, buf;
+  std::vector<std::byte> work;
   i64 n = 0;
   detail::agree(comm, [&] {
     check_same(t, rank, f_m, "m", show_int);
     check_same(t, rank, f_alpha, "alpha", show_double);
     check_same(t, rank, f_beta, "beta", show_double);
     check_same(t, rank, f_lay, "lay", show_int);
-    check_same(t, rank, f_mode, "mode", show_int);
+    check_same(t, rank, f_mode, "mode", detail::show_rounding);
+    check_same(t, rank, f_block, "block", show_int);
     check_same_vector(t, rank, f_has_y, f_y, "y", "y");
     for (int r = 0; r < t.ranks; ++r) {
       if (t.at(r, f_n) > std::numeric_limits<i64>::max() - n)
@@ -426,8 +450,12 @@ void gemv_col_block(MPI_Comm comm, layout lay, std::int64_t m, std::int64_t n_lo
     }
     if (alpha != 0.0 && m > 0 && n > 0) {
       acc.resize(std::size_t(std::min(chunk, m)));
+      detail::prepare_allreduce(comm, acc.size(), work);
       if (reads_local) xl = gather(x, n_local, incx);
-      if (local.backend != backend::reference) active_kernel_set();
+      if (local.backend != backend::reference) {
+        active_kernel_set();
+        if (reads_local) reserve_packing(buf, n_local);
+      }
     }
   });
   if (m == 0) return;
@@ -448,7 +476,7 @@ void gemv_col_block(MPI_Comm comm, layout lay, std::int64_t m, std::int64_t n_lo
       add_products(acc.data(), rows, a + i0 * rs, rs, cs, xl.data(), n_local, kernels, buf);
       if (kernels) complete_flags(acc.data(), rows, a + i0 * rs, rs, cs, xl.data(), n_local);
     }
-    allreduce(comm, std::span(acc.data(), std::size_t(rows)));
+    detail::allreduce_agreed(comm, std::span(acc.data(), std::size_t(rows)), work);
     for (i64 k = 0; k < rows; ++k) {
       double& yi = y[vec_index(i0 + k, m, incy)];
       yi = finish_entry(alpha, acc[std::size_t(k)], beta, yi, local.mode);
@@ -483,17 +511,22 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
                        double* x, std::int64_t incx, const exec& local) {
   const int rank = detail::rank_of(comm), P = detail::size_of(comm);
   i64 L = 0;  // local rows
-  detail::agree(comm, [&] {
-    check_nonneg("n", n);
-    if (nb <= 0) throw invalid_argument("nb", "must be > 0, got " + std::to_string(nb));
-    L = block_cyclic{n, nb, P}.local_rows(rank);
-    check_ld("lda", lda, lay == layout::row_major ? n : L);
-    check_exec(local);
-    check_ptr("x", x, n);
-    check_written_inc("incx", incx, n);
-    if (n > 0) check_ptr("a", a, L * n);
-  });
-  enum : std::size_t { f_n, f_nb, f_lay, f_ul, f_trans, f_dg, f_mode, f_has_x, f_x, f_count };
+  detail::agree(
+      comm,
+      [&] {
+        check_nonneg("n", n);
+        if (nb <= 0) throw invalid_argument("nb", "must be > 0, got " + std::to_string(nb));
+        L = block_cyclic{n, nb, P}.local_rows(rank);
+        check_ld("lda", lda, lay == layout::row_major ? n : L);
+        check_exec(local);
+        check_ptr("x", x, n);
+        check_written_inc("incx", incx, n);
+        if (n > 0) check_ptr("a", a, L * n);
+      },
+      {detail::same_operation(detail::operation::trsv_block_cyclic)});
+  // exec.block is global here: with trans it sets the rows per reduction,
+  // so ranks with different values would pair different numbers of them.
+  enum : std::size_t { f_n, f_nb, f_lay, f_ul, f_trans, f_dg, f_mode, f_block, f_has_x, f_x, f_count };
   std::vector<i64> mine(f_count);
   mine[f_n] = n;
   mine[f_nb] = nb;
@@ -502,6 +535,7 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
   mine[f_trans] = i64(trans);
   mine[f_dg] = i64(dg);
   mine[f_mode] = i64(local.mode);
+  mine[f_block] = i64(local.block);
   mine[f_has_x] = n > 0;
   mine[f_x] = n > 0 ? hash_vector(x, n, incx) : 0;
   const arg_table t = gather_args(comm, mine);
@@ -524,6 +558,7 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
   const bool eager = none && batch < n;
   std::vector<double> xs, xneg, xneg_local, buf;
   std::vector<superaccumulator> acc;
+  std::vector<std::byte> send, recv;  // reduce_to's (trans)
   detail::agree(comm, [&] {
     check_same(t, rank, f_n, "n", show_int);
     check_same(t, rank, f_nb, "nb", show_int);
@@ -531,7 +566,8 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
     check_same(t, rank, f_ul, "ul", show_int);
     check_same(t, rank, f_trans, "trans", show_int);
     check_same(t, rank, f_dg, "dg", show_int);
-    check_same(t, rank, f_mode, "mode", show_int);
+    check_same(t, rank, f_mode, "mode", detail::show_rounding);
+    check_same(t, rank, f_block, "block", show_int);
     check_same_vector(t, rank, f_has_x, f_x, "x", "b");
     if (n == 0) return;
     xs = gather(x, n, incx);  // b, then the solution as it is found
@@ -541,8 +577,17 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
     } else {
       acc.resize(std::size_t(std::min(reduce_rows, nb)));
       xneg_local.assign(std::size_t(L), 0.0);
+      if (P > 1) {  // reduce_to's staging buffers, for its largest step
+        const std::size_t most = std::size_t(std::min(reduce_step, std::min(reduce_rows, nb))) * acc_bytes;
+        send.reserve(most);
+        recv.reserve(most);
+        (void)superaccumulator_op();  // registers the op and the type (may throw)
+      }
     }
-    if (kernels) active_kernel_set();
+    if (kernels) {
+      active_kernel_set();
+      reserve_packing(buf, n);
+    }
   });
   if (n == 0) return;
 
@@ -633,7 +678,6 @@ void trsv_block_cyclic(MPI_Comm comm, layout lay, uplo ul, transpose trans, diag
   } else {
     // op(A)_ij = A_ji: row j of A is local row local_row(j) on its owner;
     // element (l, i) at a[l*rs + i*cs].
-    std::vector<std::byte> send, recv;
     for (i64 s = 0; s < nblocks; ++s) {
       const i64 b = forward ? s : nblocks - 1 - s;
       const i64 i0 = b * nb, i1 = std::min(n, i0 + nb);

@@ -79,11 +79,21 @@ void check_local(std::int64_t n, const double* x, std::int64_t incx, const char*
   (void)incx;  // blas1 checks the increments
 }
 
+// The local phase, then one agreement on its errors, on the routine and on
+// the rounding mode (a global argument: ranks that rounded the same exact
+// sum differently would return different results), then the reduction.
 template <class Local>
-superaccumulator reduce_with(MPI_Comm comm, Local local) {
+superaccumulator reduce_with(MPI_Comm comm, detail::operation op, rounding mode, Local local) {
   superaccumulator acc;
-  detail::agree(comm, [&] { local(acc); });
-  allreduce(comm, acc);
+  std::vector<std::byte> work;
+  detail::agree(comm,
+                [&] {
+                  local(acc);
+                  detail::prepare_allreduce(comm, 1, work);
+                },
+                {detail::same_operation(op),
+                 {"mode", static_cast<std::int64_t>(mode), &detail::show_rounding}});
+  detail::allreduce_agreed(comm, std::span(&acc, 1), work);
   return acc;
 }
 
@@ -101,32 +111,54 @@ MPI_Op superaccumulator_op() {
 
 void allreduce(MPI_Comm comm, superaccumulator& acc) { allreduce(comm, std::span(&acc, 1)); }
 
+// The element count is a global argument: ranks that passed different
+// counts would pair different numbers of MPI_Allreduce calls (a hang) or
+// truncate one another's messages.
 void allreduce(MPI_Comm comm, std::span<superaccumulator> accs) {
+  std::vector<std::byte> work;
+  detail::agree(comm, [&] { detail::prepare_allreduce(comm, accs.size(), work); },
+                {detail::same_operation(detail::operation::allreduce),
+                 {"count", static_cast<std::int64_t>(accs.size()), nullptr}});
+  detail::allreduce_agreed(comm, accs, work);
+}
+
+namespace {
+// Elements per MPI_Allreduce: bounds the staging buffers (and keeps MPI's
+// int counts in range).
+constexpr std::size_t allreduce_chunk = 4096;
+}  // namespace
+
+void detail::prepare_allreduce(MPI_Comm comm, std::size_t count, std::vector<std::byte>& work) {
+  ensure_registered();
+  work.resize(detail::size_of(comm) == 1 ? 0 : 2 * std::min(count, allreduce_chunk) * acc_bytes);
+}
+
+void detail::allreduce_agreed(MPI_Comm comm, std::span<superaccumulator> accs,
+                              std::vector<std::byte>& work) {
   const int size = detail::size_of(comm);
   if (size == 1) return;
-  ensure_registered();
-  // Chunks bound the staging buffer (and keep MPI's int counts in range).
-  constexpr std::size_t chunk = 4096;
-  std::vector<std::byte> send(std::min(accs.size(), chunk) * acc_bytes), recv(send.size());
-  for (std::size_t i0 = 0; i0 < accs.size(); i0 += chunk) {
-    const std::size_t c = std::min(chunk, accs.size() - i0);
-    for (std::size_t i = 0; i < c; ++i) accs[i0 + i].serialize(packed(send.data() + i * acc_bytes, acc_bytes));
-    const int rc = MPI_Allreduce(send.data(), recv.data(), int(c), reg.type, reg.op, comm);
+  const std::size_t half = std::min(accs.size(), allreduce_chunk) * acc_bytes;
+  std::byte* send = work.data();
+  std::byte* recv = work.data() + half;
+  for (std::size_t i0 = 0; i0 < accs.size(); i0 += allreduce_chunk) {
+    const std::size_t c = std::min(allreduce_chunk, accs.size() - i0);
+    for (std::size_t i = 0; i < c; ++i) accs[i0 + i].serialize(packed(send + i * acc_bytes, acc_bytes));
+    const int rc = MPI_Allreduce(send, recv, int(c), reg.type, reg.op, comm);
     if (rc != MPI_SUCCESS) throw error("exala: mpi: MPI_Allreduce of superaccumulators failed");
     for (std::size_t i = 0; i < c; ++i)
-      accs[i0 + i] = superaccumulator::deserialize({recv.data() + i * acc_bytes, acc_bytes});
+      accs[i0 + i] = superaccumulator::deserialize({recv + i * acc_bytes, acc_bytes});
   }
 }
 
 double sum(MPI_Comm comm, std::int64_t n, const double* x, std::int64_t incx, const exec& local) {
-  return reduce_with(comm, [&](superaccumulator& acc) {
+  return reduce_with(comm, detail::operation::sum, local.mode, [&](superaccumulator& acc) {
            check_local(n, x, incx, "x");
            sum_into(acc, n, x, incx, local);
          }).round(local.mode);
 }
 
 double asum(MPI_Comm comm, std::int64_t n, const double* x, std::int64_t incx, const exec& local) {
-  return reduce_with(comm, [&](superaccumulator& acc) {
+  return reduce_with(comm, detail::operation::asum, local.mode, [&](superaccumulator& acc) {
            check_local(n, x, incx, "x");
            asum_into(acc, n, x, incx, local);
          }).round(local.mode);
@@ -134,7 +166,7 @@ double asum(MPI_Comm comm, std::int64_t n, const double* x, std::int64_t incx, c
 
 double dot(MPI_Comm comm, std::int64_t n, const double* x, std::int64_t incx, const double* y,
            std::int64_t incy, const exec& local) {
-  return reduce_with(comm, [&](superaccumulator& acc) {
+  return reduce_with(comm, detail::operation::dot, local.mode, [&](superaccumulator& acc) {
            check_local(n, x, incx, "x");
            check_local(n, y, incy, "y");
            dot_into(acc, n, x, incx, y, incy, local);
@@ -143,7 +175,7 @@ double dot(MPI_Comm comm, std::int64_t n, const double* x, std::int64_t incx, co
 
 double nrm2(MPI_Comm comm, std::int64_t n, const double* x, std::int64_t incx, const exec& local) {
   // x_i * x_i exactly (the dot kernels, as exala::nrm2), one rounded sqrt.
-  return reduce_with(comm, [&](superaccumulator& acc) {
+  return reduce_with(comm, detail::operation::nrm2, local.mode, [&](superaccumulator& acc) {
            check_local(n, x, incx, "x");
            dot_into(acc, n, x, incx, x, incx, local);
          }).round_sqrt(local.mode);

@@ -8,7 +8,8 @@
 # Default run (labels unit, mpi): one entry per rank count 1..4 with a few
 # commands each (every exala process here starts in about a second, so the
 # commands are spread over the rank counts rather than repeated at each),
-# the distributed solve and its resume after a full disk. Long (labels long,
+# the distributed solve and its resume after a full disk, and ranks that
+# disagree (mode agree). Long (labels long,
 # mpi): every command and option at every rank count, and a SIGKILLed
 # distributed solve resumed.
 if(NOT TARGET exala)
@@ -40,6 +41,10 @@ endfunction()
 foreach(p 1 2 3 4)
   exala_mpi_cli_test(np${p} MODE np${p} NP ${p})
 endforeach()
+# Ranks that run different commands or options, or see different bytes in
+# a file (issue 15, row 6): refused with one line, never a hang. (About 20
+# mpiruns: under 3 ranks by default, 2 and 4 in the long run.)
+exala_mpi_cli_test(agree.np3 MODE agree NP 3)
 exala_mpi_cli_test(solve.np3 MODE solve NP 3)
 exala_mpi_cli_test(resume.np2 MODE resume NP 2)
 
@@ -47,4 +52,6 @@ foreach(p 1 2 3 4)
   exala_mpi_cli_test(sweep_long.np${p} MODE sweep NP ${p} TIMEOUT 1800 LABELS "long;mpi")
 endforeach()
 exala_mpi_cli_test(solve_long.np4 MODE solve NP 4 TIMEOUT 1800 LABELS "long;mpi")
+exala_mpi_cli_test(agree_long.np2 MODE agree NP 2 TIMEOUT 1800 LABELS "long;mpi")
+exala_mpi_cli_test(agree_long.np4 MODE agree NP 4 TIMEOUT 1800 LABELS "long;mpi")
 exala_mpi_cli_test(kill_resume_long.np3 MODE kill_resume NP 3 TIMEOUT 1800 LABELS "long;mpi")

@@ -780,6 +780,65 @@ BOOST_AUTO_TEST_CASE(bad_arguments_fail_on_every_rank) {
   BOOST_TEST(all_ranks(ok));
 }
 
+BOOST_AUTO_TEST_CASE(global_arguments_agree_on_every_rank) {
+  // exec.block sets how many collectives gemv_col_block (rows per
+  // allreduce) and the transposed trsv (rows per reduction) make, so it is
+  // a global argument there; so is the routine. A rank that differs must be
+  // named on every rank instead of pairing unrelated collectives.
+  const int P = size(), last = P - 1;
+  if (P == 1) return;
+  const MPI_Comm w = MPI_COMM_WORLD;
+  bool ok = true;
+  std::vector<double> a(400, 1.0), x(20, 1.0), y(20, 1.0);
+  const exala::exec by2{exala::backend::simd, 0, exala::rounding::to_nearest_even, 2};
+  const exala::exec dflt{exala::backend::simd, 0, exala::rounding::to_nearest_even, 0};
+  // m = 5: 3 allreduces of 2, 2, 1 rows on the last rank, 1 of 5 elsewhere.
+  ok &= expect_invalid(
+      [&] {
+        exala::mpi::gemv_col_block(w, layout::col_major, 5, 2, 1.0, a.data(), 5, x.data(), 1, 0.0,
+                                   y.data(), 1, rank() == last ? by2 : dflt);
+      },
+      only(last), "block", "col: exec.block differs");
+  // trsv, transposed: n = 6, nb = 6 (one block, rank 0's), reduced 2 rows
+  // at a time on the last rank, all 6 at once elsewhere.
+  const exala::mpi::block_cyclic d{6, 6, P};
+  mat al(layout::row_major, std::max<i64>(1, d.local_rows(rank())), 6, 0);
+  for (i64 i = 0; i < d.local_rows(rank()); ++i)
+    for (i64 j = 0; j < 6; ++j) al.at(i, j) = d.global_row(rank(), i) == j ? 2.0 : 0.5;
+  std::vector<double> b{1, 2, 3, 4, 5, 6};
+  ok &= expect_invalid(
+      [&] {
+        exala::mpi::trsv_block_cyclic(w, layout::row_major, uplo::upper, transpose::trans,
+                                      diag::non_unit, 6, 6, al.ptr(), 6, b.data(), 1,
+                                      rank() == last ? by2 : dflt);
+      },
+      only(last), "block", "trsv: exec.block differs");
+  ok &= same_bits(b, {1, 2, 3, 4, 5, 6});
+  // Rank 0 calls the row-block gemv, the others the column-block gemv.
+  ok &= expect_invalid(
+      [&] {
+        if (rank() == 0)
+          exala::mpi::gemv_row_block(w, layout::row_major, 2, 5, 1.0, a.data(), 5, x.data(), 1, 0.0,
+                                     y.data(), 1);
+        else
+          exala::mpi::gemv_col_block(w, layout::col_major, 5, 2, 1.0, a.data(), 5, x.data(), 1, 0.0,
+                                     y.data(), 1);
+      },
+      only(1), "operation", "row-block gemv on rank 0, column-block gemv elsewhere");
+  // The last rank solves while the others multiply.
+  ok &= expect_invalid(
+      [&] {
+        if (rank() == last)
+          exala::mpi::trsv_block_cyclic(w, layout::row_major, uplo::upper, transpose::none,
+                                        diag::non_unit, 6, 6, al.ptr(), 6, b.data(), 1);
+        else
+          exala::mpi::gemv_col_block(w, layout::col_major, 5, 2, 1.0, a.data(), 5, x.data(), 1, 0.0,
+                                     y.data(), 1);
+      },
+      only(last), "operation", "trsv on the last rank, gemv elsewhere");
+  BOOST_TEST(all_ranks(ok));
+}
+
 BOOST_AUTO_TEST_CASE(singular_diagonal_on_every_rank) {
   // Zeros on the diagonal at rows owned by different ranks: every rank must
   // throw singular_matrix with the row exala::trsv reports (the lowest),

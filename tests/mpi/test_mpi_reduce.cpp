@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "exala/blas1.hpp"
@@ -288,6 +289,82 @@ BOOST_AUTO_TEST_CASE(bad_arguments_fail_on_every_rank_without_hanging) {
   BOOST_CHECK_THROW(exala::mpi::sum(MPI_COMM_NULL, 1, x.data(), 1), exala::invalid_argument);
   // After all that, the communicator still works.
   BOOST_TEST(exala::mpi::sum(MPI_COMM_WORLD, 10, x.data(), 1) == 10.0 * P);
+}
+
+// Calls f on every rank: rank `culprit` must throw exala::invalid_argument
+// naming `arg`, every other rank exala::mpi::remote_error from `culprit`
+// carrying that name. Returns true when this rank behaved so.
+template <class F>
+bool expect_named(F f, int culprit, const std::string& arg, const char* what) {
+  try {
+    f();
+  } catch (const exala::invalid_argument& e) {
+    if (rank() == culprit && e.argument() == arg) return true;
+    BOOST_ERROR(what << ": rank " << rank() << ": " << e.what());
+    return false;
+  } catch (const exala::mpi::remote_error& e) {
+    if (rank() != culprit && e.rank() == culprit &&
+        std::string(e.what()).find("'" + arg + "'") != std::string::npos)
+      return true;
+    BOOST_ERROR(what << ": rank " << rank() << ": " << e.what());
+    return false;
+  } catch (const std::exception& e) {
+    BOOST_ERROR(what << ": rank " << rank() << ": unexpected " << e.what());
+    return false;
+  }
+  BOOST_ERROR(what << ": rank " << rank() << " did not throw");
+  return false;
+}
+
+BOOST_AUTO_TEST_CASE(global_arguments_agree_on_every_rank) {
+  // Local counts and increments are the rank's own; the rounding mode, the
+  // routine and allreduce's element count are global: a rank that differs
+  // must be named on every rank, not get another result (a mode) or pair
+  // unrelated collectives (a routine, a count).
+  const int P = size(), r = rank(), last = P - 1;
+  std::vector<double> x{0.1, 0.2, 0.3, 1e-17};  // sum 0.6 + 1e-17: modes round apart
+  const exala::exec nearest{exala::backend::simd, 0, exala::rounding::to_nearest_even, 0};
+  const exala::exec up{exala::backend::simd, 0, exala::rounding::upward, 0};
+  bool ok = true;
+  // Any mix of increment signs and counts is fine (x reversed on odd ranks).
+  {
+    const double got =
+        exala::mpi::sum(MPI_COMM_WORLD, r == last ? 2 : 4, x.data(), r % 2 ? -1 : 1);
+    std::vector<double> all;
+    for (int q = 0; q < P; ++q) all.insert(all.end(), x.begin(), x.begin() + (q == last ? 2 : 4));
+    ok &= bits(got) == bits(exala::sum(i64(all.size()), all.data(), 1, {exala::backend::reference}));
+  }
+  if (P > 1) {
+    ok &= expect_named([&] { exala::mpi::sum(MPI_COMM_WORLD, 4, x.data(), 1, r == last ? up : nearest); },
+                       last, "mode", "sum: mode differs on the last rank");
+    ok &= expect_named(
+        [&] {
+          if (r == 0)
+            exala::mpi::sum(MPI_COMM_WORLD, 4, x.data(), 1);
+          else
+            exala::mpi::asum(MPI_COMM_WORLD, 4, x.data(), 1);
+        },
+        1, "operation", "sum on rank 0, asum on the others");
+    ok &= expect_named(
+        [&] {
+          if (r == last)
+            exala::mpi::dot(MPI_COMM_WORLD, 4, x.data(), 1, x.data(), 1);
+          else
+            exala::mpi::nrm2(MPI_COMM_WORLD, 4, x.data(), 1);
+        },
+        last, "operation", "dot on the last rank, nrm2 on the others");
+    std::vector<exala::superaccumulator> accs(r == last ? 5 : 4);
+    ok &= expect_named([&] { exala::mpi::allreduce(MPI_COMM_WORLD, accs); }, last, "count",
+                       "allreduce: count differs on the last rank");
+    // 4097 elements on the last rank, 4096 (one MPI_Allreduce) elsewhere.
+    std::vector<exala::superaccumulator> big(r == last ? 4097 : 4096);
+    ok &= expect_named([&] { exala::mpi::allreduce(MPI_COMM_WORLD, big); }, last, "count",
+                       "allreduce: one more chunk on the last rank");
+  }
+  // The communicator still works.
+  const double one = 1.0;
+  ok &= exala::mpi::sum(MPI_COMM_WORLD, 1, &one, 1) == double(P);
+  BOOST_TEST(all_ranks(ok));
 }
 
 BOOST_AUTO_TEST_CASE(random_sweep_large, *boost::unit_test::label("long")) {

@@ -21,7 +21,11 @@
 //   rank, then the ranks agree (one small MPI_Allreduce) before any data
 //   moves. The rank whose argument is wrong throws the usual
 //   exala::invalid_argument naming it; the other ranks throw exala::mpi::remote_error
-//   carrying that rank and its message. Errors found during the computation
+//   carrying that rank and its message. The global arguments are part of
+//   that agreement, and so is the routine itself: a rank that passes
+//   another value (a rounding mode, a block size that decides how many
+//   messages are sent, ...) or calls another routine of this header is named
+//   the same way, where it would otherwise hang or get another result. Errors found during the computation
 //   (an I/O error on a rank's disk) are shared the same way at the next
 //   agreement point; a singular pivot or a singular triangular matrix is
 //   thrown on every rank as the single-process routine throws it
@@ -33,8 +37,10 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <vector>
@@ -73,7 +79,7 @@ MPI_Op superaccumulator_op();
 // acc := the exact sum of every rank's acc, on every rank (MPI_Allreduce).
 void allreduce(MPI_Comm comm, superaccumulator& acc);
 // Element-wise: accs[i] := sum over ranks of accs[i]; every rank passes the
-// same count.
+// same count (agreed first: a rank with another count is named).
 void allreduce(MPI_Comm comm, std::span<superaccumulator> accs);
 
 // Correctly rounded sum, asum, dot and nrm2 of a vector distributed in any
@@ -81,7 +87,11 @@ void allreduce(MPI_Comm comm, std::span<superaccumulator> accs);
 // n_local >= 0, strides as in exala/blas1.hpp). Every rank gets the result of
 // the whole vector rounded once (local.mode), bit-identical to
 // exala::sum/asum/dot/nrm2 of the concatenated vector with the reference
-// backend. `local` chooses how each rank accumulates its part.
+// backend. n_local and the increments are the rank's own (a negative one
+// reverses the rank's part, as in BLAS); so are local.backend, threads and
+// block, which choose how the rank accumulates its part. local.mode is
+// global: a rank with another mode is named (it would round to another
+// result).
 double sum(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t incx,
            const exec& local = {});
 double asum(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t incx,
@@ -100,6 +110,8 @@ double nrm2(MPI_Comm comm, std::int64_t n_local, const double* x, std::int64_t i
 //   must have the same bits on every rank: it is hashed and compared, and a
 //   rank that differs throws invalid_argument naming it;
 // - exec.block sets the batch / chunk widths (results never depend on it);
+//   in gemv_col_block and trsv_block_cyclic it also sets how many messages
+//   are exchanged, so there it is a global argument too (compared as above);
 // - the local backend: gemv_row_block hands `local` to exala::gemv; the other
 //   two run the SIMD kernels on the calling thread for every backend but
 //   reference (omp and opencl add no threads or devices there yet).
@@ -232,15 +244,78 @@ class stripe_lu {
 // ------------------------------------------------------------ helpers
 
 namespace detail {
+// A value that every rank of a collective call must pass alike (a global
+// argument): `name` is the argument a mismatch names, `show` formats a
+// value for the message (nullptr: the decimal value).
+struct same_value {
+  const char* name = nullptr;
+  std::int64_t value = 0;
+  std::string (*show)(std::int64_t) = nullptr;
+};
+// The collective calls of the layer: the first agreement of each passes its
+// own as the same_value "operation", so that ranks that call different
+// routines (a programming error) fail there instead of pairing unrelated
+// collectives.
+enum class operation : std::int64_t {
+  none = 0,
+  sum,
+  asum,
+  dot,
+  nrm2,
+  allreduce,
+  gemv_row_block,
+  gemv_col_block,
+  trsv_block_cyclic,
+  // stripe_lu's constructors and collective members (for its own
+  // agreements: mpi/src/stripe_lu.cpp, stripe_ooc.cpp).
+  stripe_lu_in_memory,
+  stripe_lu_out_of_core,
+  stripe_lu_solve,
+  stripe_lu_solve_refined,
+  stripe_lu_solve_stored,
+  stripe_lu_backward_error,
+};
+same_value same_operation(operation op);
+// A rounding mode (exala::rounding as an integer) for a message.
+std::string show_rounding(std::int64_t mode);
+// At most this many same_values an agreement.
+constexpr std::size_t max_same_values = 4;
+
 // Runs `check` (argument checks, or a local phase that may throw) on every
 // rank, then agrees: if any rank threw, every rank throws - the failing ranks
 // their own exception, the others remote_error with the lowest failing rank's
-// message. One MPI_Allreduce when nothing failed.
-void agree(MPI_Comm comm, const std::function<void()>& check);
+// message. Otherwise, if a value of `same` is not the same on every rank,
+// the lowest rank whose value differs from rank 0's throws
+// invalid_argument(name, "must be the same on every rank: ...") and the
+// others remote_error carrying it. One MPI_Allreduce of a fixed size (so
+// that every agreement of every routine matches every other) when nothing
+// failed; a failure or mismatch costs one or two more small collectives.
+void agree(MPI_Comm comm, const std::function<void()>& check,
+           std::initializer_list<same_value> same = {});
 // The rank and size of comm (throws exala::invalid_argument("comm") for
 // MPI_COMM_NULL or a communicator MPI rejects).
 int rank_of(MPI_Comm comm);
 int size_of(MPI_Comm comm);
+// allreduce() in two steps, for routines that agree on the count in an
+// agreement of their own: prepare_allreduce (may throw: call it inside that
+// agreement) registers the MPI_Op and sizes `work` for up to `count`
+// elements on comm; allreduce_agreed then reduces with no agreement, allocation or
+// throw of its own on one rank only.
+void prepare_allreduce(MPI_Comm comm, std::size_t count, std::vector<std::byte>& work);
+void allreduce_agreed(MPI_Comm comm, std::span<superaccumulator> accs, std::vector<std::byte>& work);
+
+// The identity of a file's bytes as this rank reads them, for agreeing that
+// every rank sees the same input (the exala CLI's first agreement): its size
+// and a 64-bit checksum of its contents (the stripe store's checksum64, the
+// XXH64 construction, chained over 1 MiB pieces). A file that cannot be
+// read gives readable == false and the reason, never an exception.
+struct file_identity {
+  bool readable = false;
+  std::string reason;  // when !readable: the system's message
+  std::uint64_t bytes = 0;
+  std::uint64_t checksum = 0;
+};
+file_identity identify_file(const std::string& path);
 }  // namespace detail
 
 }  // namespace exala::mpi

@@ -127,6 +127,29 @@ mpi_error() {
   echo "one line: $got"
 }
 
+# refused RE MPIRUN_ARGS...: `mpirun --oversubscribe MPIRUN_ARGS...` (an MPMD
+# launch, or the rank_files.sh wrapper: ranks that run different commands
+# or see different files) must end within 30 s with exit status 2, nothing
+# on stdout (STDOUT=text: exactly that) and one error line matching RE.
+refused() {
+  local re=$1
+  shift
+  echo "+ mpirun $*  (must be refused)"
+  timeout 30 "$mpiexec" --oversubscribe "$@" >m.out 2>m.err
+  mrc=$?
+  [ "$mrc" -ne 124 ] || { show m.err; fail "mpirun timed out (a hang)"; }
+  [ "$mrc" -eq 2 ] || { show m.out; show m.err; fail "mpirun: exit status $mrc, expected 2"; }
+  if [ -n "${STDOUT:-}" ]; then
+    [ "$(cat m.out)" = "$STDOUT" ] || { show m.out; fail "stdout is not '$STDOUT'"; }
+  else
+    [ ! -s m.out ] || { show m.out; fail "stdout is not empty"; }
+  fi
+  local got
+  got=$(one_error_line m.err)
+  [[ "$got" =~ $re ]] || fail "error line '$got' does not match '$re'"
+  echo "one line: $got"
+}
+
 # ---- data (awk's generator, seeded: the same files in both runs) ----
 
 # vector FILE N SEED: N values over a wide exponent range, with cancellation.
@@ -213,6 +236,143 @@ np4() {
   bad tb1.mtx t9.mtx 11 0x1q
   bad tb.mtx tb1.mtx 4 nope
   error 2 trsv tb.mtx b9.mtx + --block 2
+}
+
+# Ranks that disagree (np >= 2): each rank reads its own copy of a file
+# (the wrapper rank_files.sh puts the rank where '@R' is), or an MPMD launch
+# gives rank 0 one command line and the others another. The lowest rank
+# that differs from rank 0 (here the last one, or rank 1) is named in the
+# one error line, with rank 0, the file or setting and what differs; nobody
+# hangs and nobody prints a result.
+agree() {
+  [ "$np" -ge 2 ] || fail "mode agree needs 2 ranks or more"
+  local last=$((np - 1)) rest=$((np - 1)) wrap=rank_files.sh
+  printf '%s\n' '#!/usr/bin/env bash' \
+    "# rank_files.sh EXALA ARGS...: EXALA with '@R' in each argument replaced by the rank." \
+    'rank=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:?no MPI rank in the environment}}}' \
+    'exe=$1' 'shift' 'args=()' 'for a in "$@"; do args+=("${a//@R/$rank}"); done' \
+    'exec "$exe" "${args[@]}"' >"$wrap"
+  # ranked NAME FILE_FIRST FILE_LAST: NAME<r>.mtx for every rank r, the last
+  # rank's a copy of FILE_LAST, the others' copies of FILE_FIRST (NAME
+  # starts with p: no copy overwrites a source).
+  ranked() {
+    local r
+    for r in $(seq 0 "$last"); do
+      if [ "$r" -eq "$last" ]; then cp "$3" "$1$r.mtx"; else cp "$2" "$1$r.mtx"; fi ||
+        fail "cannot copy to $1$r.mtx"
+    done
+  }
+  local head="^exala: error: rank $last: input" one="^exala: error: rank 1: "
+  local shape='[0-9]+ bytes, checksum [0-9a-f]{16}'
+  # The issue's case: entries 1 2 3 (sum 6) on the first ranks, 1 2 3 4 5
+  # (sum 15) on the last. (It printed 12 with exit status 0.)
+  printf '%s\n' '%%MatrixMarket matrix array real general' '3 1' 1 2 3 >s3.mtx
+  printf '%s\n' '%%MatrixMarket matrix array real general' '5 1' 1 2 3 4 5 >s5.mtx
+  ranked pv s3.mtx s5.mtx
+  refused "$head FILE is 'pv$last.mtx' \\(5 x 1, $shape\\) here but 'pv0.mtx' \\(3 x 1, $shape\\) on rank 0 \\(different sizes\\): every rank must read the same files$" \
+    -np "$np" bash "$wrap" "$exala" sum pv@R.mtx --backend mpi
+  # One digit differs: the same size, other contents.
+  vector w.mtx 40 31
+  awk 'NR == 10 { c = substr($0, length($0)); $0 = substr($0, 1, length($0) - 1) (c == 1 ? 2 : 1) }
+    { print }' w.mtx >w_bad.mtx
+  cmp -s w.mtx w_bad.mtx && fail "w_bad.mtx is w.mtx"
+  [ "$(wc -c <w.mtx)" -eq "$(wc -c <w_bad.mtx)" ] || fail "w_bad.mtx has another size"
+  ranked pu w.mtx w_bad.mtx
+  refused "$head FILE is 'pu$last.mtx' \\(40 x 1, $shape\\) here but 'pu0.mtx' \\(40 x 1, $shape\\) on rank 0 \\(same size, different contents\\): " \
+    -np "$np" bash "$wrap" "$exala" asum pu@R.mtx --backend mpi
+  # X and Y both one entry longer on the last rank (so that its own size
+  # check passes).
+  vector w41.mtx 41 31
+  vector y40.mtx 40 32
+  vector y41.mtx 41 32
+  ranked px w.mtx w41.mtx
+  ranked py y40.mtx y41.mtx
+  refused "$head X is 'px$last.mtx' \\(41 x 1, $shape\\) here but 'px0.mtx' \\(40 x 1, " \
+    -np "$np" bash "$wrap" "$exala" dot px@R.mtx py@R.mtx --backend mpi
+  matrix a1.mtx 6 4 33
+  matrix a2.mtx 6 4 34
+  vector x4.mtx 4 35
+  ranked pa a1.mtx a2.mtx
+  refused "$head A is 'pa$last.mtx' \\(6 x 4, " \
+    -np "$np" bash "$wrap" "$exala" gemv pa@R.mtx x4.mtx --backend mpi
+  triangular t1.mtx 7 36
+  triangular t2.mtx 7 37
+  vector b7.mtx 7 38
+  vector c7.mtx 7 39
+  ranked pt t1.mtx t2.mtx
+  refused "$head T is 'pt$last.mtx' \\(7 x 7, " \
+    -np "$np" bash "$wrap" "$exala" trsv pt@R.mtx b7.mtx --backend mpi
+  # B is read by rank 0 alone, and still must be every rank's.
+  ranked pb b7.mtx c7.mtx
+  refused "$head B is 'pb$last.mtx' \\(7 x 1, " \
+    -np "$np" bash "$wrap" "$exala" trsv t1.mtx pb@R.mtx --backend mpi
+  triangular sa1.mtx 12 40
+  triangular sa2.mtx 12 41
+  matrix sb.mtx 12 1 42
+  ranked psa sa1.mtx sa2.mtx
+  refused "$head A is 'psa$last.mtx' \\(12 x 12, " \
+    -np "$np" bash "$wrap" "$exala" solve psa@R.mtx sb.mtx --stripe 4 --substripe 2 --quiet \
+    --backend mpi
+  # Copies with the same bytes under other paths are the same input.
+  ranked pc w.mtx w.mtx
+  single asum w.mtx
+  echo "+ mpirun -np $np rank_files.sh exala asum pc@R.mtx --backend mpi"
+  timeout 30 "$mpiexec" -np "$np" --oversubscribe bash "$wrap" "$exala" asum pc@R.mtx \
+    --backend mpi >m.out 2>m.err
+  [ "$?" -eq 0 ] || { show m.err; fail "copies under other paths were refused"; }
+  cmp s.out m.out || fail "stdout differs"
+  # MPMD: other commands or settings on ranks 1.. than on rank 0.
+  refused "${one}runs 'asum' here but 'sum' on rank 0: every rank must run the same command$" \
+    -np 1 "$exala" sum w.mtx --backend mpi : -np "$rest" "$exala" asum w.mtx --backend mpi
+  refused "${one}runs 'gemv' here but 'dot' on rank 0: " \
+    -np 1 "$exala" dot x4.mtx x4.mtx --backend mpi : \
+    -np "$rest" "$exala" gemv a1.mtx x4.mtx --backend mpi
+  # gemv N on rank 0 and T on the others (A square): it hung.
+  vector x6.mtx 6 43
+  matrix a66.mtx 6 6 44
+  refused "${one}option '--trans' is 'T' here but 'N' on rank 0: every rank must give the same options$" \
+    -np 1 "$exala" gemv a66.mtx x6.mtx --backend mpi : \
+    -np "$rest" "$exala" gemv a66.mtx x6.mtx --trans T --backend mpi
+  refused "${one}option '--rounding' is 'up' here but 'nearest' on rank 0: " \
+    -np 1 "$exala" sum w.mtx --backend mpi : \
+    -np "$rest" "$exala" sum w.mtx --rounding up --backend mpi
+  refused "${one}option '--block' is '2' here but '256' on rank 0: " \
+    -np 1 "$exala" trsv t1.mtx b7.mtx --backend mpi : \
+    -np "$rest" "$exala" trsv t1.mtx b7.mtx --block 2 --backend mpi
+  refused "${one}option '-o' is 'o1.mtx' here but 'o0.mtx' on rank 0: " \
+    -np 1 "$exala" gemv a1.mtx x4.mtx -o o0.mtx --backend mpi : \
+    -np "$rest" "$exala" gemv a1.mtx x4.mtx -o o1.mtx --backend mpi
+  [ ! -e o0.mtx ] || fail "a refused run wrote o0.mtx"
+  refused "${one}option '--stripe' is '6' here but '4' on rank 0: " \
+    -np 1 "$exala" solve sa1.mtx sb.mtx --stripe 4 --quiet --backend mpi : \
+    -np "$rest" "$exala" solve sa1.mtx sb.mtx --stripe 6 --quiet --backend mpi
+  # A rank that runs no command (it waited in MPI_Finalize while the others
+  # waited for it: a hang).
+  refused "${one}runs no command \\(--help or --version\\) here but 'sum' on rank 0: " \
+    -np 1 "$exala" sum w.mtx --backend mpi : -np "$rest" "$exala" --version --backend mpi
+  STDOUT="$("$exala" --version)" refused \
+    "${one}runs 'sum' here but no command \\(--help or --version\\) on rank 0: " \
+    -np 1 "$exala" --version --backend mpi : -np "$rest" "$exala" sum w.mtx --backend mpi
+  # Each rank's own resources may differ.
+  single dot y40.mtx w.mtx
+  echo "+ mpirun: dot with another --local-backend and --threads on ranks 1.."
+  timeout 30 "$mpiexec" --oversubscribe -np 1 "$exala" dot y40.mtx w.mtx --backend mpi : \
+    -np "$rest" "$exala" dot y40.mtx w.mtx --local-backend reference --threads 2 --backend mpi \
+    >m.out 2>m.err
+  [ "$?" -eq 0 ] || { show m.err; fail "per-rank --local-backend and --threads were refused"; }
+  cmp s.out m.out || fail "stdout differs"
+  # --cache on rank 0 only (the others take the default: collectives that
+  # only they made, and MPI aborted the job).
+  "$exala" generate dense --n 60 --seed 6 --workdir wd --stripe 20 --quiet || fail "generate"
+  "$exala" solve --workdir wd --stripe 16 --substripe 8 --quiet -o x_ref.mtx || fail "solve"
+  echo "+ mpirun: solve --workdir with --cache on rank 0 only"
+  timeout 30 "$mpiexec" --oversubscribe -np 1 "$exala" solve --workdir wd --stripe 16 \
+    --substripe 8 --cache 100K --quiet -o x.mtx --backend mpi : -np "$rest" "$exala" solve \
+    --workdir wd --stripe 16 --substripe 8 --quiet -o x.mtx --backend mpi >m.out 2>m.err
+  mrc=$?
+  [ "$mrc" -ne 124 ] || { show m.err; fail "mpirun timed out (a hang)"; }
+  [ "$mrc" -eq 0 ] || { show m.err; fail "--cache on rank 0 only: exit status $mrc"; }
+  cmp x_ref.mtx x.mtx || fail "x.mtx differs from the single-process solution"
 }
 
 # Long: every command at this rank count, more shapes, every local backend.
