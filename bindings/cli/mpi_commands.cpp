@@ -941,10 +941,12 @@ solution solve_in_core(mpi_session& s, const stripe_request& r, solve_settings& 
   });
   if (display) display->clear();
   const exala::stripe_lu_report rep = total_report(lu->report());
-  s.finish();
   if (s.root() && !st.quiet)
     print_summary(rep, ref, nrhs, st.refine_steps, "in core on " + ranks_text(p),
                   seconds_since(t0));
+  // The refined backward error is the same on every rank: all refuse alike.
+  s.agree([&] { check_backward_error(ref, st.refine_steps); });
+  s.finish();
   return {n, nrhs, std::move(x)};
 }
 
@@ -1009,7 +1011,6 @@ solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settin
   });
   if (display) display->clear();
   const exala::stripe_lu_report rep = total_report(lu->report());
-  s.finish();
   const std::int64_t n = lu->n();
   const std::int64_t nrhs = n > 0 ? static_cast<std::int64_t>(x.size()) / n : 0;
   if (s.root() && !st.quiet) {
@@ -1022,6 +1023,8 @@ solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settin
                       "; I/O and cache counts of all ranks)",
                   seconds_since(t0));
   }
+  s.agree([&] { check_backward_error(ref, st.refine_steps); });
+  s.finish();
   return {n, nrhs, std::move(x)};
 }
 

@@ -100,3 +100,11 @@ if(TARGET exala::mpi AND MPIEXEC_EXECUTABLE)
     "l23_singular.mtx:7: exact zero on the diagonal at T\\(2, 2\\): the triangular matrix is singular"
     trsv l23_singular.mtx l23_ones2.mtx --trans T)
 endif()
+
+# A refined backward error far above 2u is refused on every rank alike, as
+# one process refuses it (issue 15 row 4; tests/cli/stripe.cmake).
+if(TARGET exala::mpi AND MPIEXEC_EXECUTABLE)
+  exala_cli_mpi_error(mpi_solve_growth
+    "solve: after refinement the backward error is [0-9.]+e-[0-9]+, far above the 2u = 2\\.2e-16 that refinement reaches from sound factors \\(limit 2\\^10 u = 1\\.1e-13\\): no solution is written .*"
+    solve stripe_growth.mtx stripe_growth_b.mtx --quiet)
+endif()
