@@ -463,7 +463,7 @@ solve_settings solve_options(const stripe_request& r, bool out_of_core) {
 // Checks before a long run that -o FILE will be writable (its directory
 // exists and may be written), so that no result is lost at the end.
 void check_output(const std::string& output) {
-  if (output.empty()) return;
+  if (output.empty() || output == "-") return;  // standard output
   namespace fs = std::filesystem;
   auto fail = [&](int e) -> void {
     throw exala::io::file_error(output, 0, std::string("cannot create file: ") + std::strerror(e));
@@ -472,6 +472,8 @@ void check_output(const std::string& output) {
   if (::stat(output.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw exala::io::file_error(output, 0, "is a directory");
     if (::access(output.c_str(), W_OK) != 0) fail(errno);
+    // A device or FIFO (/dev/null) is written in place, not replaced.
+    if (!S_ISREG(st.st_mode)) return;
   } else if (errno != ENOENT) {
     fail(errno);
   }

@@ -375,6 +375,18 @@ unreadable_workdir() {
     grep -Eq -- "$re" err.txt || fail "stderr does not match '$re'"
     [ ! -s out.txt ] || fail "stdout is not empty"
   done
+  # '-o -' is standard output: the (here read-only) current directory does
+  # not matter, and neither does /dev's for '-o /dev/null'.
+  if [ -n "$as" ]; then
+    local o
+    for o in - /dev/null; do
+      echo "+ (read-only .) exala solve --workdir wd --quiet -o $o"
+      $as "$exala" solve --workdir wd --quiet -o "$o" >out.txt 2>err.txt ||
+        fail "exit status $? with -o $o in a read-only directory: $(cat err.txt)"
+      [ ! -s err.txt ] || fail "stderr is not empty: $(cat err.txt)"
+      [ "$o" != - ] || grep -q '^%%MatrixMarket' out.txt || fail "'-o -' wrote no matrix to stdout"
+    done
+  fi
   run solve --workdir wd --quiet -o x.mtx
 }
 
