@@ -158,6 +158,12 @@ exala_cli_error(stripe_generate_n_zero
   "option '--n' needs an integer from 1 to 1000000000, got '0'" ${g} --n 0)
 exala_cli_error(stripe_generate_n_huge
   "option '--n' needs an integer from 1 to 1000000000, got '1000000001'" ${g} --n 1000000001)
+# A system larger than the disk is refused before anything is written or
+# allocated (it used to start writing, or be killed for memory); the largest n
+# needs 6.9 EiB. The directory is left without a system.
+exala_cli_error_regex(stripe_generate_no_space
+  "file '[^']*no_space_wd': the system's files need 6\\.9 EiB on this file system, which has [0-9.]+ [KMGTPE]i?B available \\(n = 1000000000;.*"
+  generate dense --workdir ${stripe_dir}/no_space_wd --force --n 1000000000)
 exala_cli_error(stripe_generate_cond
   "option '--cond' needs 0 (uniform entries) or a finite number >= 1, got '0.5'"
   ${g} --n 10 --cond 0.5)

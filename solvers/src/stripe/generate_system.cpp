@@ -190,8 +190,10 @@ struct stripe_system_writer::impl {
 
 stripe_system_writer::stripe_system_writer(const std::vector<std::string>& workdirs, i64 n,
                                            i64 nrhs, i64 stripe, bool overwrite) {
-  // store::create validates workdirs, n, nrhs and stripe (naming them).
+  // store::create validates workdirs, n, nrhs and stripe (naming them) and
+  // makes the directories; then the space is checked before anything is written.
   p_ = std::make_unique<impl>(store::create(workdirs, n, nrhs, stripe, overwrite));
+  detail::stripe::check_space_for_original(workdirs, n, nrhs, stripe);
   p_->n = n;
   p_->nrhs = nrhs;
   p_->stripe = p_->st.info().stripe;

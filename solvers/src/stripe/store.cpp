@@ -73,6 +73,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -1335,6 +1336,59 @@ store store::create(const std::vector<std::string>& dirs, i64 n, i64 nrhs, i64 s
   }
   s.staging = true;
   return store(holder.release());
+}
+
+void check_space_for_original(const std::vector<std::string>& dirs, i64 n, i64 nrhs, i64 stripe) {
+  if (dirs.empty() || n < 1 || stripe < 1) return;  // store::create names these
+  if (const char* e = std::getenv("EXALA_SKIP_SPACE_CHECK"); e != nullptr && std::string_view(e) == "1")
+    return;
+  stripe = std::min(stripe, n);
+  const i64 D = static_cast<i64>(dirs.size());
+  const i64 N = (n + stripe - 1) / stripe;
+  // Bytes per directory, summed per file system (st_dev); long double: the
+  // sizes of absurd n exceed int64 and must still compare correctly.
+  struct fs_need {
+    dev_t dev;
+    long double bytes;
+    std::string dir;
+    long double avail;
+  };
+  std::vector<fs_need> need;
+  for (i64 d = 0; d < D; ++d) {
+    const std::string& dir = dirs[static_cast<std::size_t>(d)];
+    long double bytes = 0;
+    const i64 mine = d < N ? (N - 1 - d) / D + 1 : 0;  // stripes d, d + D, ... below N
+    for (i64 k = 0; k < mine; ++k) {
+      const i64 I = d + k * D;
+      const long double rows = static_cast<long double>(std::min(stripe, n - I * stripe));
+      bytes += rows * static_cast<long double>(n) * 8 + 4096;
+    }
+    if (d == 0) bytes += 2.0L * (static_cast<long double>(n) * nrhs * 8 + 4096) + 8192;
+    struct stat st{};
+    struct statvfs vfs{};
+    if (::stat(dir.c_str(), &st) != 0 || ::statvfs(dir.c_str(), &vfs) != 0) continue;
+    const long double avail = static_cast<long double>(vfs.f_bavail) * vfs.f_frsize;
+    auto it = std::find_if(need.begin(), need.end(), [&](const fs_need& f) { return f.dev == st.st_dev; });
+    if (it == need.end())
+      need.push_back({st.st_dev, bytes, dir, avail});
+    else
+      it->bytes += bytes;
+  }
+  auto text = [](long double b) {
+    const char* unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
+    int u = 0;
+    while (b >= 1024 && u < 8) b /= 1024, ++u;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0Lf %s" : "%.1Lf %s", b, unit[u]);
+    return std::string(buf);
+  };
+  for (const fs_need& f : need)
+    if (f.bytes > f.avail)
+      fail(-1, f.dir,
+           "the system's files need " + text(f.bytes) + " on this file system, which has " +
+               text(f.avail) + " available (n = " + num(n) +
+               "; give more work directories on other disks, or free space; "
+               "EXALA_SKIP_SPACE_CHECK=1 skips this check)");
 }
 
 store store::open(const std::vector<std::string>& dirs, bool partial) {

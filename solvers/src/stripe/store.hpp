@@ -197,6 +197,17 @@ class store {
 // process there simulates a crash at that step. Null: none.
 void set_switch_hook(std::function<void(int step)> hook);
 
+// Throws storage_error naming the directory when a file system of `dirs`
+// has less space available (statvfs f_bavail) than the original files of an
+// n x n system with nrhs right-hand sides and stripes of `stripe` rows need
+// there (orig_ files round-robin over dirs, rhs.bin and xtrue.bin in
+// dirs[0]; directories on one file system add up): generate and import
+// check it before they write anything, rather than fail after hours.
+// Environment EXALA_SKIP_SPACE_CHECK=1 skips it (file systems that report
+// no or wrong free space).
+void check_space_for_original(const std::vector<std::string>& dirs, std::int64_t n,
+                              std::int64_t nrhs, std::int64_t stripe);
+
 // Test hook: after `bytes` more bytes written by this process, every write
 // fails as if the disk were full (ENOSPC); a negative value disables it. The
 // environment variable EXALA_FAULT_WRITE_BYTES sets it at first use.
