@@ -498,6 +498,8 @@ void stripe_lu::impl::factor_out_of_core() {
                                        " groups, expected " + std::to_string(g));
       }
       const st::block tb = view(b);
+      // b belongs to the cache again once released (an I/O thread may evict
+      // and free it at once): nothing below reads it after the release.
       if (ds) {
         flying.push_back({I, &b, ds->submit(tb, last - first)});
       } else {
@@ -507,7 +509,7 @@ void stripe_lu::impl::factor_out_of_core() {
         k[std::size_t(I)] = g + 1;
         cache.release(I);
       }
-      for (i64 J = first; J < last; ++J) pm.done += elim_flops(n, J * S, rows(J), b.rows);
+      for (i64 J = first; J < last; ++J) pm.done += elim_flops(n, J * S, rows(J), rows(I));
       const auto cs = cache.stats();
       pm.report(g, &cs, false);
     }
