@@ -890,6 +890,31 @@ BOOST_AUTO_TEST_CASE(backward_error_is_scaled) {
   BOOST_TEST(std::isnan(st::backward_error(2, 1, b, 2, x, 2, r, 1.0)));
 }
 
+// refine_report.converged is true only for a backward error at the level of
+// a correctly rounded x: a correction that changes no bit once counted as
+// convergence whatever the error (a wrong factorization, here "solves" that
+// return b and then zero corrections for A = 2 I: backward error 1/3).
+BOOST_AUTO_TEST_CASE(refinement_reports_convergence_honestly) {
+  const i64 n = 2;
+  const std::vector<double> b{1.0, -3.0};
+  int calls = 0;
+  st::refine_ops ops;
+  ops.solve = [&](i64 k, double* y, i64 ldy) {
+    if (calls++ > 0)  // the corrections
+      for (i64 c = 0; c < k; ++c)
+        for (i64 i = 0; i < n; ++i) y[i + c * ldy] = 0.0;
+  };
+  ops.residual = [&](const double* x, i64, double* r) {
+    for (i64 i = 0; i < n; ++i) r[i] = b[std::size_t(i)] - 2.0 * x[i];
+  };
+  ops.scale.norm = 2.0;
+  std::vector<double> x(2);
+  const auto rr = st::refine_loop(n, 1, b.data(), n, x.data(), n, 5, ops, exala::stripe_lu_options{}, nullptr);
+  BOOST_TEST(calls == 2);
+  BOOST_TEST(rr.backward_error_after == 1.0 / 3.0);
+  BOOST_TEST(!rr.converged);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // Longer: a bigger system, more configurations and more failure points.
