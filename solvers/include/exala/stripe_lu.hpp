@@ -29,8 +29,11 @@
 //   and rounded once per entry (exala::gemv, A streamed from the original
 //   stripes), then x += (LU)^-1 r; it stops when the normwise backward error
 //   ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) stops decreasing or
-//   reaches u, a correction no longer changes x, or after max_refine steps.
-//   The report gives the backward error before and after and the steps.
+//   reaches u, a correction no longer changes x (or is not finite), or after
+//   max_refine steps. The report gives the backward error before and after
+//   and the steps; converged is true only if the final backward error is at
+//   most 2u, whichever rule stopped it (a refinement that stalls above that,
+//   e.g. with factors that do not belong to A, is not converged).
 // - Safe: a killed run (kill -9 at any moment) resumes with the same bits:
 //   finished pivot groups are never recomputed, and the other stripes restart
 //   from their last write-back (eviction, or the checkpoint every
@@ -219,7 +222,7 @@ struct stripe_lu_report {
 
 struct refine_report {
   int steps = 0;                      // corrections applied
-  bool converged = false;
+  bool converged = false;             // only if backward_error_after <= 2u (see "Refinement")
   double backward_error_before = 0;   // max over right-hand sides, unrefined x
   double backward_error_after = 0;    // max over right-hand sides, returned x
   double seconds = 0;
