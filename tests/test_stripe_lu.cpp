@@ -33,6 +33,7 @@
 #include "exala/error.hpp"
 #include "exala/stripe_lu.hpp"
 #include "stripe/cache.hpp"
+#include "stripe/driver_common.hpp"
 #include "stripe/store.hpp"
 #include "stripe_test_common.hpp"
 
@@ -75,6 +76,75 @@ std::vector<double> solve_workdir(const std::string& dir, const exala::stripe_lu
   if (rep) *rep = lu.report();
   return x;
 }
+
+// A system written to a new work directory (stripes of file_stripe rows).
+void write_system(const std::string& dir, i64 n, const std::vector<double>& a,
+                  const std::vector<double>& b, i64 nrhs, i64 file_stripe) {
+  exala::stripe_system_writer w({dir}, n, nrhs, file_stripe, true);
+  for (i64 I = 0; I < w.stripes(); ++I) w.write_stripe(I, a.data() + I * file_stripe, n);
+  w.write_rhs(b.data(), n);
+  w.finish("test system");
+}
+
+// 2^k v, entry by entry.
+std::vector<double> scaled(std::vector<double> v, int k) {
+  for (double& x : v) x = std::ldexp(x, k);
+  return v;
+}
+
+// Whether 2^k v is exact (no entry rounded into the subnormals).
+bool scales_exactly(const std::vector<double>& v, int k) {
+  for (double x : v)
+    if (std::ldexp(std::ldexp(x, k), -k) != x) return false;
+  return true;
+}
+
+bool all_finite(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+#ifdef EXALA_TEST_HAVE_MPFR
+// The normwise backward error ||b - A x||_inf / (||A||_inf ||x||_inf +
+// ||b||_inf) with every quantity in MPFR (the residual exact at 4400 bits,
+// the norms exact, the ratio rounded upward): MPFR's exponent range has no
+// overflow or underflow at the ends of the double range, so this is the
+// oracle for scaled systems (the shared mpfr_backward_error rounds its norms
+// to doubles).
+double mpfr_backward_error_wide(i64 n, const std::vector<double>& a, const double* b,
+                                const double* x) {
+  mpfr_t acc, t, rmax, rowsum, anorm, xmax, bmax;
+  for (auto* v : {&acc, &t, &rmax, &rowsum, &anorm, &xmax, &bmax}) {
+    mpfr_init2(*v, 4400);
+    mpfr_set_zero(*v, 1);
+  }
+  for (i64 i = 0; i < n; ++i) {
+    mpfr_set_d(acc, b[i], MPFR_RNDN);
+    mpfr_set_zero(rowsum, 1);
+    for (i64 j = 0; j < n; ++j) {
+      mpfr_set_d(t, a[std::size_t(i + j * n)], MPFR_RNDN);
+      mpfr_mul_d(t, t, x[j], MPFR_RNDN);  // exact
+      mpfr_sub(acc, acc, t, MPFR_RNDN);   // exact
+      mpfr_set_d(t, std::fabs(a[std::size_t(i + j * n)]), MPFR_RNDN);
+      mpfr_add(rowsum, rowsum, t, MPFR_RNDN);  // exact
+    }
+    mpfr_abs(acc, acc, MPFR_RNDN);
+    mpfr_max(rmax, rmax, acc, MPFR_RNDN);
+    mpfr_max(anorm, anorm, rowsum, MPFR_RNDN);
+    mpfr_set_d(t, std::fabs(b[i]), MPFR_RNDN);
+    mpfr_max(bmax, bmax, t, MPFR_RNDN);
+  }
+  for (i64 j = 0; j < n; ++j) {
+    mpfr_set_d(t, std::fabs(x[j]), MPFR_RNDN);
+    mpfr_max(xmax, xmax, t, MPFR_RNDN);
+  }
+  mpfr_mul(anorm, anorm, xmax, MPFR_RNDD);
+  mpfr_add(anorm, anorm, bmax, MPFR_RNDD);
+  mpfr_div(rmax, rmax, anorm, MPFR_RNDU);
+  const double eta = mpfr_get_d(rmax, MPFR_RNDU);
+  for (auto* v : {&acc, &t, &rmax, &rowsum, &anorm, &xmax, &bmax}) mpfr_clear(*v);
+  return eta;
+}
+#endif
 
 }  // namespace
 
@@ -173,6 +243,34 @@ BOOST_AUTO_TEST_CASE(prefetch_loads_ahead) {
   c.acquire(2);  // still resident: a hit
   c.release(2);
   BOOST_TEST(c.stats().hits == 1);
+}
+
+// A prefetch never evicts a stripe that the plan still needs: with a deep
+// window (many I/O threads) and a small cache, prefetchers once evicted each
+// other's fresh loads and the stripes cached for later in the plan (the
+// CLI's --io-threads 64 --cache 512K at n = 600 read 448 MiB instead of
+// ~150 MiB). Here 5, 6, 7 are cached and planned after 0 .. 4: they stay,
+// and the prefetchers wait for room instead.
+BOOST_AUTO_TEST_CASE(prefetch_keeps_planned_stripes) {
+  fake_disk d;
+  st::stripe_cache c(d.callbacks(), 3 * 8000, 8);
+  for (i64 i : {5, 6, 7}) {
+    c.acquire(i);
+    c.release(i);
+  }
+  BOOST_TEST(d.loads == 3);
+  c.plan({0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // let the I/O threads act
+  for (i64 i : {5, 6, 7}) BOOST_TEST(c.state(i) == st::stripe_state::cached, "stripe " << i);
+  BOOST_TEST(d.loads == 3);
+  // The compute thread still gets every stripe (on demand it evicts the
+  // least recently used, planned or not), each with its own data.
+  for (i64 i = 0; i < 10; ++i) {
+    auto& b = c.acquire(i);
+    BOOST_TEST(b.data[0] == double(i));
+    c.release(i);
+  }
+  BOOST_TEST(c.stats().resident_bytes <= 3u * 8000u);
 }
 
 BOOST_AUTO_TEST_CASE(load_errors_reach_the_caller) {
@@ -415,6 +513,52 @@ BOOST_AUTO_TEST_CASE(full_disk_then_resume_gives_the_same_bits) {
   BOOST_TEST(failures >= 3);
 }
 
+// Many I/O threads on a small cache (the CLI's `--io-threads 64 --cache 512K`
+// at n = 600): every stripe a compute thread releases is at once a candidate
+// for eviction by one of 64 prefetching threads. The sweep once read the
+// released stripe's height through its buffer (freed by an I/O thread:
+// heap-use-after-free under ASan, a data race under TSan); this case is in
+// the default run so that the sanitizer builds exercise that protocol. The
+// bits must still be those of the in-core run with the same sizes.
+BOOST_AUTO_TEST_CASE(many_io_threads_small_cache) {
+  struct cfg {
+    i64 n;
+    exala::stripe_order order;
+    i64 meta;
+    std::uint64_t cache;
+  };
+  for (cfg c : {cfg{600, exala::stripe_order::zigzag, 0, 512 * 1024},  // the CLI's case
+                cfg{240, exala::stripe_order::meta_zigzag, 2, 4 * 16 * 240 * 8}}) {  // the minimum
+    BOOST_TEST_CONTEXT("n " << c.n << " order " << exala::to_string(c.order) << " cache " << c.cache) {
+      temp_dir d("io64");
+      exala::generate_dense_system({d.str()}, c.n, 1, 64, 16, 0.0);
+      exala::stripe_lu_options o;
+      o.order = c.order;
+      o.meta = c.meta;
+      o.cache_bytes = c.cache;
+      o.io_threads = 64;
+      o.threads = 1;
+      o.stripe = c.meta == 0 ? 0 : 16;  // 0: chosen from the cache (16 here)
+      o.checkpoint_interval_s = 0;      // write-behind after every group too
+      o.resume = false;
+      exala::stripe_lu_report rep;
+      exala::refine_report rr;
+      const auto x = solve_workdir(d.str(), o, &rr, &rep, 2);
+      BOOST_TEST(rep.stripe == 16);
+      BOOST_TEST(rep.peak_cache_bytes <= c.cache);
+      BOOST_TEST(rr.backward_error_after <= 2 * u);
+      // The in-core run with the same (S, S') gives the same bits.
+      std::vector<double> a, b;
+      i64 nn = 0, nrhs = 0;
+      read_system(d.str(), a, b, nn, nrhs);
+      exala::stripe_lu ref(c.n, a.data(), c.n, opts(rep.stripe, rep.substripe));
+      std::vector<double> xr(b.size());
+      ref.solve_refined(1, b.data(), c.n, xr.data(), c.n, 2);
+      BOOST_TEST(same_bits(xr, x));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(corrupted_stripe_file_is_named) {
   temp_dir d("corrupt");
   const i64 n = 90, S = 16;
@@ -510,6 +654,267 @@ BOOST_AUTO_TEST_CASE(ill_conditioned_refinement) {
   BOOST_CHECK_THROW(rd.read_xtrue(xt.data(), n - 1), exala::invalid_argument);
   // b = round(A x_true), so the exact solution is within ~cond * u of x_true.
   BOOST_TEST(max_rel_diff(x, xt) < 1e10 * u * 100);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ------------------------------------------------- the ends of the range
+
+BOOST_AUTO_TEST_SUITE(range)
+
+// Issue 15, row 1: A = [1 0; 1 4], b = (1e308, -1e308), x = (1e308, -5e307),
+// perfectly conditioned. The forward substitution once computed b2 - b1 =
+// -inf: `nan -inf` with "backward error 0 (converged)", in core and out of
+// core. Now b is scaled by 2^-1023 around the triangular solves.
+BOOST_AUTO_TEST_CASE(two_by_two_near_overflow) {
+  const i64 n = 2;
+  const std::vector<double> a{1, 1, 0, 4};  // column-major
+  const std::vector<double> b{1e308, -1e308};
+  const std::vector<double> want{1e308, -0.5 * 1e308};  // exact: x2 = (b2 - b1) / 4
+  temp_dir d("two");
+  write_system(d.str(), n, a, b, 1, 1);
+  auto check = [&](const exala::stripe_lu& lu, const std::string& what) {
+    BOOST_TEST_CONTEXT(what) {
+      BOOST_TEST(lu.report().matrix_scale == 0);
+      std::vector<double> x = b;
+      lu.solve(1, x.data(), n);
+      BOOST_TEST(same_bits(x, want));
+      std::vector<double> xr(2);
+      const auto rr = lu.solve_refined(1, b.data(), n, xr.data(), n, 5);
+      BOOST_TEST(same_bits(xr, want));
+      BOOST_TEST(rr.converged);
+      BOOST_TEST(rr.backward_error_after == 0.0);
+      BOOST_TEST(lu.backward_error(1, b.data(), n, want.data(), n) == 0.0);
+      // A wrong x: ||A|| ||x|| = 5e308 overflows, which made the backward
+      // error 0. r = (0, -4e307): eta = 4e307 / (5 * 1e308 + 1e308).
+      const std::vector<double> wrong{1e308, -4e307};
+      const double eta = lu.backward_error(1, b.data(), n, wrong.data(), n);
+      BOOST_TEST(std::fabs(eta - 4e307 / 1e308 / 6) <= 1e-15 * eta, eta);
+    }
+  };
+  for (auto p : {exala::pivoting::local, exala::pivoting::partial}) {
+    auto o = opts(1, 1);
+    o.pivot = p;
+    check(exala::stripe_lu(n, a.data(), n, o), "in core, " + std::string(exala::to_string(p)));
+  }
+  auto o = opts(1, 1);
+  o.cache_bytes = 3 * 16;
+  check(exala::stripe_lu({d.str()}, o), "out of core");
+  exala::stripe_lu_options o2;
+  check(exala::stripe_lu({d.str()}, o2), "out of core, default sizes");
+}
+
+// A random system scaled exactly by 2^s (A and b: the same x): the finite
+// solution with the bits of the unscaled system, in core and out of core
+// (once the factorization gave all NaN with status 0 for 2^1015). With 2^1022
+// the stored ||A||_inf overflows (inf in the manifest) and is recomputed.
+BOOST_AUTO_TEST_CASE(scaled_random_systems_keep_their_bits) {
+  const i64 n = 60, S = 16, Sp = 8, nrhs = 2;
+  const auto a0 = random_matrix(n, n, 60);
+  const auto b0 = random_matrix(n, nrhs, 61);
+  const exala::stripe_lu lu0(n, a0.data(), n, opts(S, Sp));
+  BOOST_TEST(lu0.report().matrix_scale == 0);
+  std::vector<double> x0 = b0, xr0(b0.size());
+  lu0.solve(nrhs, x0.data(), n);
+  const auto rr0 = lu0.solve_refined(nrhs, b0.data(), n, xr0.data(), n, 10);
+  BOOST_TEST(rr0.backward_error_after <= 2 * u);
+  for (int s : {1015, 1022, -1000}) {
+    BOOST_TEST_CONTEXT("A and b scaled by 2^" << s) {
+      BOOST_TEST_REQUIRE(scales_exactly(a0, s));
+      BOOST_TEST_REQUIRE(scales_exactly(b0, s));
+      const auto as = scaled(a0, s), bs = scaled(b0, s);
+      double amax = 0;
+      for (double v : as) amax = std::max(amax, std::fabs(v));
+      temp_dir d("scaled");
+      write_system(d.str(), n, as, bs, nrhs, 20);
+      // 2^1022: the stored ||A||_inf overflowed (the factorization recomputes it).
+      BOOST_TEST(std::isinf(exala::stripe_system_reader({d.str()}).norm_inf()) == (s == 1022));
+      auto o = opts(S, Sp);
+      o.cache_bytes = 3 * std::uint64_t(S) * n * 8;  // out of core: evictions
+      o.io_threads = 2;
+      const exala::stripe_lu in_core(n, as.data(), n, opts(S, Sp));
+      const exala::stripe_lu ooc({d.str()}, o);
+      for (const exala::stripe_lu* lu : {&in_core, &ooc}) {
+        BOOST_TEST_CONTEXT((lu == &in_core ? "in core" : "out of core")) {
+          BOOST_TEST(lu->report().matrix_scale == std::ilogb(amax));
+          BOOST_TEST(lu->report().min_pivot_ratio == lu0.report().min_pivot_ratio);
+          std::vector<double> x = bs;
+          lu->solve(nrhs, x.data(), n);
+          BOOST_TEST(same_bits(x, x0));  // A x = b scaled on both sides: the same x
+          std::vector<double> xr(bs.size());
+          const auto rr = lu->solve_refined(nrhs, bs.data(), n, xr.data(), n, 10);
+          BOOST_TEST(all_finite(xr));
+          if (s > 0) {
+            // The residuals are normal doubles too: the refinement takes the
+            // same steps to the same bits.
+            BOOST_TEST(same_bits(xr, xr0));
+            BOOST_TEST(rr.steps == rr0.steps);
+            BOOST_TEST(rr.converged);
+            if (lu == &in_core) BOOST_TEST(rr.backward_error_after == rr0.backward_error_after);
+          }
+          BOOST_TEST(rr.backward_error_after <= 2 * u);
+          BOOST_TEST(rr.backward_error_after > 0.0);
+          BOOST_TEST(rr.backward_error_before < 1e-12);
+#ifdef EXALA_TEST_HAVE_MPFR
+          for (i64 c = 0; c < nrhs; ++c)
+            BOOST_TEST(mpfr_backward_error_wide(n, as, bs.data() + c * n, xr.data() + c * n) <= 2 * u);
+#endif
+          // A wrong x (one entry doubled): a backward error that is neither
+          // 0 nor NaN although ||A|| ||x|| overflows (s > 0) or the
+          // residual is subnormal (s < 0).
+          auto wrong = xr;
+          wrong[7] *= 2;
+          const double eta = lu->backward_error(1, bs.data(), n, wrong.data(), n);
+          BOOST_TEST(std::isfinite(eta));
+          BOOST_TEST(eta > 1e-4);
+#ifdef EXALA_TEST_HAVE_MPFR
+          const double want = mpfr_backward_error_wide(n, as, bs.data(), wrong.data());
+          BOOST_TEST(std::fabs(eta - want) <= 1e-3 * want, eta << " vs " << want);
+#endif
+        }
+      }
+    }
+  }
+  // b alone scaled: x = 2^s x0 (bits) wherever 2^s x0 is exact.
+  for (int s : {1000, -1000}) {
+    BOOST_TEST_CONTEXT("b scaled by 2^" << s) {
+      std::vector<double> x = scaled(b0, s);
+      lu0.solve(nrhs, x.data(), n);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (std::ldexp(std::ldexp(x0[i], s), -s) == x0[i])
+          BOOST_TEST(x[i] == std::ldexp(x0[i], s));
+        else  // rounded once into the subnormals
+          BOOST_TEST(std::fabs(x[i] - std::ldexp(x0[i], s)) <= std::numeric_limits<double>::denorm_min());
+      }
+    }
+  }
+}
+
+// A solution beyond the double range is an error naming the column and the
+// row (never inf or NaN with success); one in range near its ends is given.
+BOOST_AUTO_TEST_CASE(unrepresentable_solution_is_an_error) {
+  const i64 n = 3;
+  const double t = std::ldexp(1.0, -1000);
+  const std::vector<double> a{t, 0, 0, 0, t, 0, 0, 0, t};  // 2^-1000 I: scaled to I
+  temp_dir d("over");
+  const std::vector<double> b{1, 2, 3, 4, 1e300, 5};  // column 1, row 1: 2^1000 1e300
+  write_system(d.str(), n, a, b, 2, 2);
+  const exala::stripe_lu in_core(n, a.data(), n, opts(2, 1));
+  const exala::stripe_lu ooc({d.str()}, opts(2, 1));
+  for (const exala::stripe_lu* lu : {&in_core, &ooc}) {
+    BOOST_TEST(lu->report().matrix_scale == -1000);
+    std::vector<double> x = b;
+    try {
+      lu->solve(2, x.data(), n);
+      BOOST_FAIL("no exception");
+    } catch (const exala::solution_overflow& e) {
+      BOOST_TEST(e.column() == 1);
+      BOOST_TEST(e.row() == 1);
+      BOOST_TEST(std::string(e.what()).find("exceeds the double range") != std::string::npos, e.what());
+    }
+    std::vector<double> xr(b.size());
+    BOOST_CHECK_THROW(lu->solve_refined(2, b.data(), n, xr.data(), n, 3), exala::solution_overflow);
+    std::vector<double> xs;
+    if (lu == &ooc) BOOST_CHECK_THROW(lu->solve_stored(xs, 3), exala::solution_overflow);
+    // Near the top of the range: exact.
+    std::vector<double> y{std::ldexp(1.0, 23), -std::ldexp(1.5, 20), 1};
+    lu->solve(1, y.data(), n);
+    BOOST_TEST(y[0] == std::ldexp(1.0, 1023));
+    BOOST_TEST(y[1] == -std::ldexp(1.5, 1020));
+    BOOST_TEST(y[2] == std::ldexp(1.0, 1000));
+    // NaN in b: NaN out, as IEEE arithmetic (not an error).
+    std::vector<double> z{std::nan(""), 1, 1};
+    lu->solve(1, z.data(), n);
+    BOOST_TEST(std::isnan(z[0]));
+  }
+}
+
+// A pivot error of a scaled matrix reports the pivot and the threshold of A
+// itself: A = 2^1015 [1 0; 0 2^-60] has |u_22| = 2^955 <= 2 u 2^1015.
+BOOST_AUTO_TEST_CASE(pivot_errors_in_the_units_of_a) {
+  const double big = std::ldexp(1.0, 1015);
+  const std::vector<double> a{big, 0, 0, std::ldexp(big, -60)};
+  for (auto p : {exala::pivoting::local, exala::pivoting::partial}) {
+    auto o = opts(2, 1);
+    o.pivot = p;
+    try {
+      exala::stripe_lu lu(2, a.data(), 2, o);
+      BOOST_FAIL("no exception");
+    } catch (const exala::singular_pivot& e) {
+      BOOST_TEST(e.column() == 1);
+      BOOST_TEST(e.value() == std::ldexp(1.0, 955));
+      BOOST_TEST(std::string(e.what()).find("numerically singular") != std::string::npos, e.what());
+      // The default threshold n u max |a_ij| = 2^963 = 7.79625e+289.
+      BOOST_TEST(std::string(e.what()).find("threshold 7.79625e+289") != std::string::npos, e.what());
+    }
+  }
+}
+
+// The backward error from its parts, against the same ratio in long double
+// (15-bit exponent: no overflow or underflow at these magnitudes).
+BOOST_AUTO_TEST_CASE(backward_error_is_scaled) {
+  auto eta_of = [](double rn, double norm, int norm_exp, double xn, double bn) {
+    const double r[1] = {rn}, x[1] = {xn}, b[1] = {bn};
+    return st::backward_error(1, 1, b, 1, x, 1, r, norm, norm_exp);
+  };
+  auto wide = [](double rn, double norm, int norm_exp, double xn, double bn) {
+    const long double den = std::ldexp((long double)norm, norm_exp) * (long double)xn + (long double)bn;
+    return double((long double)rn / den);
+  };
+  const double big = std::numeric_limits<double>::max(), tiny = std::numeric_limits<double>::min();
+  struct cas {
+    double rn, norm;
+    int e;
+    double xn, bn;
+  };
+  for (cas c : {cas{1e300, 1e300, 0, 1e300, 1e300}, cas{1e-300, 1e-300, 0, 1e-300, 0},
+                cas{1e300, 1.5, 1000, 1e300, 0}, cas{1e-310, 1, 0, 1e-300, 1e-300},
+                cas{3e-320, 0.75, -1070, 1, 0}, cas{big, big, 0, big, big},
+                cas{1e-10, 2, 1020, 1e10, 1e300}}) {
+    BOOST_TEST_CONTEXT(c.rn << " / (" << c.norm << " 2^" << c.e << " " << c.xn << " + " << c.bn << ")") {
+      const double got = eta_of(c.rn, c.norm, c.e, c.xn, c.bn), want = wide(c.rn, c.norm, c.e, c.xn, c.bn);
+      BOOST_TEST(std::isfinite(got));
+      BOOST_TEST(got > 0.0);
+      if (want >= tiny) BOOST_TEST(std::fabs(got - want) <= 4 * u * want, got << " vs " << want);
+    }
+  }
+  // Ordinary values: the formula as written (the bits refinement always used).
+  BOOST_TEST(eta_of(1e-17, 3.5, 0, 2.25, 0.75) == 1e-17 / (3.5 * 2.25 + 0.75));
+  // Far below the smallest subnormal: the smallest subnormal, never 0.
+  BOOST_TEST(eta_of(std::numeric_limits<double>::denorm_min(), big, 0, big, 0) ==
+             std::numeric_limits<double>::denorm_min());
+  BOOST_TEST(eta_of(0, big, 0, big, big) == 0.0);  // an exact x
+  BOOST_TEST(std::isinf(eta_of(1, 0, 0, 0, 0)));  // a zero denominator
+  BOOST_TEST(std::isinf(eta_of(1, 1, 0, std::numeric_limits<double>::infinity(), 1)));
+  BOOST_TEST(std::isnan(eta_of(std::nan(""), 1, 0, 1, 1)));
+  // A NaN anywhere in r counts (std::max once skipped it: a NaN residual gave 0).
+  const double r[2] = {0.0, std::nan("")}, x[2] = {1, 1}, b[2] = {1, 1};
+  BOOST_TEST(std::isnan(st::backward_error(2, 1, b, 2, x, 2, r, 1.0)));
+}
+
+// refine_report.converged is true only for a backward error at the level of
+// a correctly rounded x: a correction that changes no bit once counted as
+// convergence whatever the error (a wrong factorization, here "solves" that
+// return b and then zero corrections for A = 2 I: backward error 1/3).
+BOOST_AUTO_TEST_CASE(refinement_reports_convergence_honestly) {
+  const i64 n = 2;
+  const std::vector<double> b{1.0, -3.0};
+  int calls = 0;
+  st::refine_ops ops;
+  ops.solve = [&](i64 k, double* y, i64 ldy) {
+    if (calls++ > 0)  // the corrections
+      for (i64 c = 0; c < k; ++c)
+        for (i64 i = 0; i < n; ++i) y[i + c * ldy] = 0.0;
+  };
+  ops.residual = [&](const double* x, i64, double* r) {
+    for (i64 i = 0; i < n; ++i) r[i] = b[std::size_t(i)] - 2.0 * x[i];
+  };
+  ops.scale.norm = 2.0;
+  std::vector<double> x(2);
+  const auto rr = st::refine_loop(n, 1, b.data(), n, x.data(), n, 5, ops, exala::stripe_lu_options{}, nullptr);
+  BOOST_TEST(calls == 2);
+  BOOST_TEST(rr.backward_error_after == 1.0 / 3.0);
+  BOOST_TEST(!rr.converged);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -45,17 +45,6 @@ void bcast_doubles(MPI_Comm comm, int root, double* p, i64 count) {
     MPI_Bcast(p + off, int(std::min(piece, count - off)), MPI_DOUBLE, root, comm);
 }
 
-namespace {
-// The `why` of a singular_pivot message ("exala: stripe LU: <why> pivot at
-// column ..."), or "" when the message does not have that shape.
-std::string pivot_why(const std::string& what) {
-  static const std::string head = "exala: stripe LU: ", tail = " pivot at column ";
-  if (what.compare(0, head.size(), head) != 0) return {};
-  const auto at = what.find(tail, head.size());
-  return at == std::string::npos ? std::string() : what.substr(head.size(), at - head.size());
-}
-}  // namespace
-
 void owner_step(MPI_Comm comm, int root, double threshold, const std::function<void()>& step) {
   const int rank = detail::rank_of(comm);
   // head: 0 ok / 1 singular pivot / 2 other error, column, value bits, text length
@@ -67,7 +56,7 @@ void owner_step(MPI_Comm comm, int root, double threshold, const std::function<v
       step();
     } catch (const singular_pivot& e) {
       mine = std::current_exception();
-      text = pivot_why(e.what());
+      text = st::pivot_why(e.what());
       head[0] = text.empty() ? 2 : 1;
       if (text.empty()) text = e.what();
       head[1] = e.column();
@@ -231,7 +220,29 @@ stripe_lu::impl::~impl() {
 }
 
 double stripe_lu::impl::threshold() const {
-  return opt.pivot_threshold >= 0 ? opt.pivot_threshold : double(n) * unit_roundoff * max_abs;
+  return opt.pivot_threshold >= 0 ? std::ldexp(opt.pivot_threshold, -sc.exp)
+                                  : double(n) * unit_roundoff * max_s;
+}
+
+void stripe_lu::impl::set_scale(double max_abs) {
+  sc.max_abs = max_abs;
+  sc.exp = st::scale_exponent(max_abs);
+  max_s = std::ldexp(max_abs, -sc.exp);
+  rep.matrix_scale = sc.exp;
+}
+
+// Every rank throws the same pivot error (owner_step), so every rank scales
+// it back alike.
+void stripe_lu::impl::factor(bool out_of_core) {
+  try {
+    if (out_of_core)
+      factor_out_of_core();
+    else
+      factor_in_memory();
+  } catch (const singular_pivot& e) {
+    if (sc.exp == 0) throw;
+    throw st::unscaled_pivot_error(e, sc.exp, threshold());
+  }
 }
 
 // The single-process rules (stripe/driver_common.hpp, choose_stripe_sizes), so
@@ -248,9 +259,9 @@ void stripe_lu::impl::choose_sizes(bool out_of_core) {
 }
 
 void stripe_lu::impl::note_pivots(const st::block& b, i64 r0) {
-  if (max_abs == 0) return;
+  if (max_s == 0) return;
   for (i64 i = 0; i < b.rows; ++i) {
-    const double r = std::fabs(b.col(r0 + i)[i]) / max_abs;
+    const double r = std::fabs(b.col(r0 + i)[i]) / max_s;
     if (r < pivot_ratio || pivot_ratio == 0) pivot_ratio = r;
   }
 }
@@ -273,6 +284,8 @@ void stripe_lu::impl::factor_in_memory() {
   in_core = true;
   rep.in_core = true;
   lu = a0;
+  for (i64 J = first_own(0); J < N; J += P)  // A' = 2^-k A (k = 0: untouched)
+    st::scale_block(rows(J), n, lu[std::size_t(J / P)].data(), rows(J), sc.exp);
   ipiv.assign(std::size_t(n), 0);
   rank_engine fe = make_rank_engine(comm, opt);
   rep.engine = fe.get().name();
@@ -539,7 +552,7 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
 
 double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
                                        const double* r) const {
-  return st::backward_error(n, nrhs, b, ldb, x, ldx, r, norm_inf);
+  return st::backward_error(n, nrhs, b, ldb, x, ldx, r, sc.norm, sc.exp);
 }
 
 // The single-process refine() (stripe_lu.cpp), step for step: the same
@@ -550,7 +563,7 @@ refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double
   st::refine_ops ops;
   ops.solve = [this](i64 k, double* y, i64 ldy) { solve_in_place(k, y, ldy); };
   ops.residual = [&](const double* xx, i64 ldxx, double* r) { residual(nrhs, b, ldb, xx, ldxx, r); };
-  ops.norm_inf = norm_inf;
+  ops.scale = sc;
   return st::refine_loop(n, nrhs, b, ldb, x, ldx, max_refine, ops, opt, rs ? &rs->counters() : nullptr);
 }
 
@@ -572,35 +585,39 @@ stripe_lu::stripe_lu(MPI_Comm comm, i64 n, const row_source& rows, const stripe_
   s.opt = opt;
   s.n = n;
   detail::agree(s.comm, [&] { s.choose_sizes(false); });
-  // Each rank fills and checks its own stripes; max|a_ij| and ||A||_inf as
-  // the single process computes them (row sums in column order, then the
-  // max), combined with MPI_MAX, which is exact.
-  double local[2] = {0, 0};
+  // Each rank fills and checks its own stripes; max|a_ij| and ||A'||_inf as
+  // the single process computes them (row sums of |2^-k a_ij| in column
+  // order, then the max), combined with MPI_MAX, which is exact. k follows
+  // from the global max|a_ij|: where it is not 0, a second pass.
+  double local = 0, global = 0;
   detail::agree(s.comm, [&] {
     if (s.first_own(0) < s.N && !rows) throw invalid_argument("rows", "is an empty row_source");
-    std::vector<double> rowsum;
     for (i64 J = s.first_own(0); J < s.N; J += s.P) {
       const i64 r = s.rows(J);
       std::vector<double>& a = s.a0.emplace_back(std::size_t(r * n), 0.0);
       rows(J * s.S, r, a.data(), r);
-      rowsum.assign(std::size_t(r), 0.0);
       for (i64 j = 0; j < n; ++j)
         for (i64 i = 0; i < r; ++i) {
           const double v = a[std::size_t(i + j * r)];
           if (!std::isfinite(v))
             throw invalid_argument("rows", "entry (" + std::to_string(J * s.S + i) + ", " +
                                                std::to_string(j) + ") is not finite");
-          local[0] = std::max(local[0], std::fabs(v));
-          rowsum[std::size_t(i)] += std::fabs(v);
+          local = std::max(local, std::fabs(v));
         }
-      for (double v : rowsum) local[1] = std::max(local[1], v);
     }
   });
-  double global[2] = {0, 0};
-  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, s.comm);
-  s.max_abs = global[0];
-  s.norm_inf = global[1];
-  s.factor_in_memory();
+  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, s.comm);
+  s.set_scale(global);
+  local = 0;
+  std::vector<double> rowsum;
+  for (i64 J = s.first_own(0); J < s.N; J += s.P) {
+    const i64 r = s.rows(J);
+    rowsum.assign(std::size_t(r), 0.0);
+    st::add_row_sums(r, n, s.a0[std::size_t(J / s.P)].data(), r, s.sc.exp, rowsum.data());
+    for (double v : rowsum) local = std::max(local, v);
+  }
+  MPI_Allreduce(&local, &s.sc.norm, 1, MPI_DOUBLE, MPI_MAX, s.comm);
+  s.factor(false);
 }
 
 stripe_lu::stripe_lu(MPI_Comm comm, const std::vector<std::string>& system,
@@ -616,7 +633,7 @@ stripe_lu::stripe_lu(MPI_Comm comm, const std::vector<std::string>& system,
   s.opt = opt;
   s.ooc_engine = make_rank_engine(s.comm, opt);
   s.open_out_of_core(system, rank_workdir);
-  s.factor_out_of_core();
+  s.factor(true);
 }
 
 stripe_lu::~stripe_lu() = default;
@@ -640,7 +657,9 @@ void stripe_lu::solve(std::int64_t nrhs, double* b, std::int64_t ldb) const {
                                   {"b", matrix_checksum(s.n, nrhs, b, ldb), same_item::data,
                                    " (b is replicated)"}};
   });
-  s.solve_in_place(nrhs, b, ldb);
+  // Every rank holds the same y: the same scalings, and the same outcome.
+  st::scaled_solve(s.n, nrhs, b, ldb, s.sc,
+                   [&s](i64 k, double* y, i64 ldy) { s.solve_in_place(k, y, ldy); }, true);
 }
 
 // Guarantee: the refined solution and report of exala::stripe_lu::solve_refined,

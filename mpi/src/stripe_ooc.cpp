@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -95,8 +96,7 @@ void stripe_lu::impl::open_out_of_core(const std::vector<std::string>& system,
   const st::manifest& man = sys->info();
   n = man.n;
   file_stripe = man.stripe;
-  max_abs = man.max_abs;
-  norm_inf = man.norm_inf;
+  set_scale(man.max_abs);  // ||A'||_inf at the end (it may need the stripe height)
 
   // One directory per rank, none of them the system's.
   std::string key;
@@ -201,10 +201,24 @@ void stripe_lu::impl::open_out_of_core(const std::vector<std::string>& system,
         sys->read_original(J * S, rows(J), 0, n, buf.data(), rows(J));
         rs->write_original(J, buf.data(), rows(J));
       }
-      rs->finish(max_abs, norm_inf, want_source);
+      rs->finish(man.max_abs, man.norm_inf, want_source);
     }
     rs->set_policy(opt.sync, opt.drop_page_cache);
   });
+
+  // ||A'||_inf = 2^-k ||A||_inf exactly; where the manifest's overflowed
+  // (inf, on every rank: the manifests agree), from the rank's own stripes,
+  // combined with MPI_MAX (exact): the single process's value.
+  if (std::isfinite(man.norm_inf)) {
+    sc.norm = std::ldexp(man.norm_inf, -sc.exp);
+  } else {
+    double local = 0;
+    detail::agree(comm, [&] {
+      for (i64 J = first_own(0); J < N; J += P)
+        local = std::max(local, st::stored_row_norm(*sys, n, J * S, rows(J), sc.exp));
+    });
+    MPI_Allreduce(&local, &sc.norm, 1, MPI_DOUBLE, MPI_MAX, comm);
+  }
 }
 
 void stripe_lu::impl::factor_out_of_core() {
@@ -281,9 +295,10 @@ void stripe_lu::impl::factor_out_of_core() {
     const i64 kk = disk_k[std::size_t(I)], c0 = col_of_group(kk);
     b.rows = rows(I), b.col0 = c0, b.ncols = n - c0, b.version = b.disk_version = kk;
     b.data.reset(new double[std::size_t(b.rows * b.ncols)]);
-    if (kk == 0)
+    if (kk == 0) {  // the original stripe enters the factorization: A' = 2^-k A
       sto.read_original(I * S, b.rows, 0, n, b.data.get(), b.rows);
-    else
+      st::scale_block(b.rows, n, b.data.get(), b.rows, sc.exp);
+    } else
       sto.read_active(I, b.rows, c0, b.data.get(), b.rows);
   };
   cb.flush = [&](i64 I, const st::cache_buffer& b) {

@@ -348,13 +348,37 @@ struct temp_dir {
   }
 };
 
-// generate_dense_system on rank 0; true on every rank when it worked.
+// 2^k v, entry by entry.
+std::vector<double> scaled(std::vector<double> v, int k) {
+  for (double& x : v) x = std::ldexp(x, k);
+  return v;
+}
+
+bool all_finite(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+// generate_dense_system on rank 0, scaled by 2^scale (A and B: a system near
+// the ends of the double range); true on every rank when it worked.
 bool generate(const std::string& dir, i64 n, i64 nrhs, std::uint64_t seed, i64 file_stripe,
-              double cond) {
+              double cond, int scale = 0) {
   bool ok = true;
   if (t::rank() == 0) {
     try {
-      exala::generate_dense_system({dir}, n, nrhs, seed, file_stripe, cond, true);
+      const std::string gen = scale == 0 ? dir : dir + "_unscaled";
+      exala::generate_dense_system({gen}, n, nrhs, seed, file_stripe, cond, true);
+      if (scale != 0) {
+        exala::stripe_system_reader r({gen});
+        std::vector<double> a(std::size_t(n * n)), b(std::size_t(n * nrhs));
+        r.read_rows(0, n, a.data(), n);
+        r.read_rhs(b.data(), n);
+        a = scaled(a, scale);
+        b = scaled(b, scale);
+        exala::stripe_system_writer w({dir}, n, nrhs, file_stripe, true);
+        for (i64 I = 0; I < w.stripes(); ++I) w.write_stripe(I, a.data() + I * file_stripe, n);
+        w.write_rhs(b.data(), n);
+        w.finish("generated, scaled by 2^" + std::to_string(scale));
+      }
     } catch (const std::exception& e) {
       BOOST_TEST_MESSAGE("generate failed: " << e.what());
       ok = false;
@@ -383,11 +407,12 @@ bool run(const std::string& what, const std::function<void()>& f) {
 }
 
 // In memory: the distributed LU against the single process in core, both on
-// the CUDA engine.
+// the CUDA engine. scale: A and B scaled by 2^scale (then the solutions
+// must also be finite, and the unrefined ones the unscaled system's bits).
 void check_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t seed, bool graded,
-                     const std::string& what) {
-  const auto A = test_matrix(n, seed, graded);
-  const auto B = test_rhs(n, 2, seed + 1);
+                     const std::string& what, int scale = 0) {
+  const auto A = scaled(test_matrix(n, seed, graded), scale);
+  const auto B = scaled(test_rhs(n, 2, seed + 1), scale);
   results want;
   exala::stripe_lu_report want_rep;
   // Local (not collective): combine the verdicts before going on.
@@ -401,7 +426,20 @@ void check_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t s
     const device_use use;
     exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
     use.check(what, t::rank() * want_rep.stripe < n);
-    check_same(solve_all(lu, n, B, 2), want, what);
+    const results got = solve_all(lu, n, B, 2);
+    check_same(got, want, what);
+    if (scale != 0) {
+      const auto A0 = test_matrix(n, seed, graded);
+      exala::stripe_lu lu0(n, A0.data(), n, opt);
+      auto x0 = test_rhs(n, 2, seed + 1);
+      lu0.solve(2, x0.data(), n);
+      BOOST_TEST_CONTEXT(what << " on rank " << t::rank()) {
+        BOOST_TEST(same_bits(got.xm, x0));
+        BOOST_TEST(all_finite(got.xrm));
+        BOOST_TEST(got.rr.back() <= 0x1p-52);
+        BOOST_TEST(lu.report().matrix_scale != 0);
+      }
+    }
     const auto& rp = lu.report();
     BOOST_TEST_CONTEXT(what << " report on rank " << t::rank()) {
       BOOST_TEST(rp.engine == "cuda");
@@ -490,14 +528,14 @@ namespace {
 // system; results broadcast) and in core (every rank; unrefined solutions).
 // Then a second object on the same rank directories finds the finished run.
 void check_out_of_core(i64 n, i64 file_stripe, double cond, const exala::stripe_lu_options& opt,
-                       std::uint64_t seed, const std::string& what) {
+                       std::uint64_t seed, const std::string& what, int scale = 0) {
   temp_dir tmp("ooc");
-  if (!generate(tmp.sub("sys"), n, 1, seed, file_stripe, cond) ||
-      !generate(tmp.sub("ref"), n, 1, seed, file_stripe, cond)) {
+  if (!generate(tmp.sub("sys"), n, 1, seed, file_stripe, cond, scale) ||
+      !generate(tmp.sub("ref"), n, 1, seed, file_stripe, cond, scale)) {
     BOOST_TEST(false, what << ": the system could not be generated");
     return;
   }
-  const auto B = test_rhs(n, 2, seed + 7);
+  const auto B = scaled(test_rhs(n, 2, seed + 7), scale);
   results want;
   std::vector<double> want_xs;
   std::vector<double> stored(4, 0.0);
@@ -539,6 +577,13 @@ void check_out_of_core(i64 n, i64 file_stripe, double cond, const exala::stripe_
     const results got = solve_all(lu, n, B, 2);
     check_same(got, want, what + " vs one process out of core");
     check_same(got, want_core, what + " vs one process in core", true);
+    if (scale != 0)
+      BOOST_TEST_CONTEXT(what << " on rank " << t::rank()) {
+        BOOST_TEST(all_finite(got.xm));
+        BOOST_TEST(all_finite(got.xrm));
+        BOOST_TEST(got.rr.back() <= 0x1p-52);
+        BOOST_TEST(lu.report().matrix_scale != 0);
+      }
     std::vector<double> xs;
     const auto rs = lu.solve_stored(xs, 10);
     const auto& rp = lu.report();
@@ -590,6 +635,21 @@ BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process) {
     auto o = cuda_options(0, 0);
     o.cache_bytes = 8ull * n * 8 * (40 / k);  // S = 40/k from the cache (a multiple of the file's)
     check_out_of_core(n, 20 / k, 1e8, o, 3, "n = 332/k, S from the cache, cond 1e8");
+  }
+}
+
+// Issue 15, row 1, on the device engine: systems scaled by 2^1015, 2^1021
+// (n = 60) or 2^1019 (n = 400: ||A||_inf overflows, b stays finite) and
+// 2^-1000 are factored as 2^-k A (scaled in host memory before the stripes
+// are uploaded), with finite solutions and the single process's bits, in
+// memory and out of core.
+BOOST_AUTO_TEST_CASE(scaled_systems_match_single_process) {
+  const i64 n = fake ? 60 : 400, S = fake ? 16 : 64;
+  for (int s : {1015, fake ? 1021 : 1019, -1000}) {
+    check_in_memory(n, cuda_options(S, S / 2), 8, false, "n = " + std::to_string(n) + " scaled by 2^" + std::to_string(s), s);
+    auto o = cuda_options(S, S / 2);
+    o.cache_bytes = 4ull * S * n * 8;
+    check_out_of_core(n, S, 0, o, 9, "out of core, scaled by 2^" + std::to_string(s), s);
   }
 }
 

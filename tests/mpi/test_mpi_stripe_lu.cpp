@@ -173,13 +173,37 @@ struct temp_dir {
   }
 };
 
-// generate_dense_system on rank 0; true on every rank when it worked.
+// 2^k v, entry by entry.
+std::vector<double> scaled(std::vector<double> v, int k) {
+  for (double& x : v) x = std::ldexp(x, k);
+  return v;
+}
+
+bool all_finite(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+// generate_dense_system on rank 0, scaled by 2^scale (A and B: a system near
+// the ends of the double range); true on every rank when it worked.
 bool generate(const std::string& dir, i64 n, i64 nrhs, std::uint64_t seed, i64 file_stripe,
-              double cond) {
+              double cond, int scale = 0) {
   bool ok = true;
   if (t::rank() == 0) {
     try {
-      exala::generate_dense_system({dir}, n, nrhs, seed, file_stripe, cond, true);
+      const std::string gen = scale == 0 ? dir : dir + "_unscaled";
+      exala::generate_dense_system({gen}, n, nrhs, seed, file_stripe, cond, true);
+      if (scale != 0) {
+        exala::stripe_system_reader r({gen});
+        std::vector<double> a(std::size_t(n * n)), b(std::size_t(n * nrhs));
+        r.read_rows(0, n, a.data(), n);
+        r.read_rhs(b.data(), n);
+        a = scaled(a, scale);
+        b = scaled(b, scale);
+        exala::stripe_system_writer w({dir}, n, nrhs, file_stripe, true);
+        for (i64 I = 0; I < w.stripes(); ++I) w.write_stripe(I, a.data() + I * file_stripe, n);
+        w.write_rhs(b.data(), n);
+        w.finish("generated, scaled by 2^" + std::to_string(scale));
+      }
     } catch (const std::exception& e) {
       BOOST_TEST_MESSAGE("generate failed: " << e.what());
       ok = false;
@@ -198,16 +222,31 @@ exala::stripe_lu_options base_options(i64 S, i64 Sp) {
 }
 
 // In memory: the distributed LU of a replicated matrix against the
-// single-process in-core LU of the same matrix, on every rank.
+// single-process in-core LU of the same matrix, on every rank. scale: A and
+// B scaled by 2^scale (then also: the unrefined solutions are finite and
+// have the bits of the unscaled system's).
 void check_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t seed, bool graded,
-                     i64 nrhs, const std::string& what) {
-  const auto A = test_matrix(n, seed, graded);
-  const auto B = test_rhs(n, nrhs, seed + 1);
+                     i64 nrhs, const std::string& what, int scale = 0) {
+  const auto A = scaled(test_matrix(n, seed, graded), scale);
+  const auto B = scaled(test_rhs(n, nrhs, seed + 1), scale);
   exala::stripe_lu ref(n, A.data(), std::max<i64>(1, n), opt);
   const results want = solve_all(ref, n, B, nrhs);
   exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
   const results got = solve_all(lu, n, B, nrhs);
   check_same(got, want, what);
+  if (scale != 0) {
+    const auto A0 = test_matrix(n, seed, graded);
+    exala::stripe_lu lu0(n, A0.data(), std::max<i64>(1, n), opt);
+    auto x0 = test_rhs(n, nrhs, seed + 1);
+    lu0.solve(nrhs, x0.data(), std::max<i64>(1, n));
+    BOOST_TEST_CONTEXT(what << " on rank " << t::rank()) {
+      BOOST_TEST(same_bits(got.xm, x0));
+      BOOST_TEST(all_finite(got.xrm));
+      BOOST_TEST(got.rr.back() <= 0x1p-52);  // the refined backward error
+      BOOST_TEST(lu.report().matrix_scale == ref.report().matrix_scale);
+      BOOST_TEST(lu.report().matrix_scale != 0);
+    }
+  }
   const auto& rp = lu.report();
   BOOST_TEST_CONTEXT(what << " report on rank " << t::rank()) {
     BOOST_TEST(lu.n() == n);
@@ -355,6 +394,7 @@ struct ooc_case {
   exala::stripe_lu_options opt;
   std::string what;
   std::uint64_t seed = 1;
+  int scale = 0;  // the system (A, the stored and the test B) scaled by 2^scale
 };
 
 // The distributed out-of-core LU of a generated system against the single
@@ -362,9 +402,9 @@ struct ooc_case {
 // broadcast) and in core (every rank, the matrix read back), on every rank.
 void check_out_of_core(const ooc_case& c) {
   temp_dir tmp("ooc");
-  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond));
-  BOOST_TEST_REQUIRE(generate(tmp.sub("ref"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond));
-  const auto B = test_rhs(c.n, 2, c.seed + 7);
+  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond, c.scale));
+  BOOST_TEST_REQUIRE(generate(tmp.sub("ref"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond, c.scale));
+  const auto B = scaled(test_rhs(c.n, 2, c.seed + 7), c.scale);
   // Single process, out of core (rank 0).
   results want_ooc;
   exala::refine_report want_stored{};
@@ -409,6 +449,13 @@ void check_out_of_core(const ooc_case& c) {
   const results got = solve_all(lu, c.n, B, 2);
   check_same(got, want_ooc, c.what + " vs one process out of core");
   check_same(got, want_core, c.what + " vs one process in core", true);
+  if (c.scale != 0)
+    BOOST_TEST_CONTEXT(c.what << " on rank " << t::rank()) {
+      BOOST_TEST(all_finite(got.xm));
+      BOOST_TEST(all_finite(got.xrm));
+      BOOST_TEST(got.rr.back() <= 0x1p-52);
+      BOOST_TEST(lu.report().matrix_scale != 0);
+    }
   std::vector<double> xs;
   const auto rs = lu.solve_stored(xs, 10);
   const auto& rp = lu.report();
@@ -472,6 +519,33 @@ BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process) {
     ooc_case c{40, 1, 20, 0, o, "n = 40, S from the cache"};
     check_out_of_core(c);
   }
+}
+
+// Issue 15, row 1: systems near the ends of the double range (scaled by
+// 2^1015, 2^1021: ||A||_inf overflows, and 2^-1000) give finite solutions
+// with the single process's bits - the unscaled system's, for the unrefined
+// ones - in memory and out of core; the 2 x 2 system whose forward
+// substitution overflowed (b = (1e308, -1e308)) its exact solution.
+BOOST_AUTO_TEST_CASE(scaled_systems_match_single_process) {
+  for (int s : {1015, 1021, -1000}) {
+    check_in_memory(60, base_options(16, 8), 61, false, 2, "n = 60 scaled by 2^" + std::to_string(s), s);
+    auto o = base_options(16, 8);
+    o.cache_bytes = 3ull * 16 * 60 * 8;
+    o.checkpoint_interval_s = 0;
+    ooc_case c{60, 1, 20, 0, o, "out of core, n = 60 scaled by 2^" + std::to_string(s), 62, s};
+    check_out_of_core(c);
+  }
+  const std::vector<double> A{1, 1, 0, 4}, b{1e308, -1e308};
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, 2, rows_of(A, 2), base_options(1, 1));
+  auto x = b;
+  lu.solve(1, x.data(), 2);
+  BOOST_TEST(same_bits(x, std::vector<double>{1e308, -0.5e308}), "rank " << t::rank());
+  std::vector<double> xr(2);
+  const auto rr = lu.solve_refined(1, b.data(), 2, xr.data(), 2, 5);
+  BOOST_TEST(same_bits(xr, x));
+  BOOST_TEST(rr.converged);
+  const std::vector<double> wrong{1e308, -4e307};
+  BOOST_TEST(lu.backward_error(1, b.data(), 2, wrong.data(), 2) > 0.06);
 }
 
 BOOST_AUTO_TEST_CASE(out_of_core_bad_input) {

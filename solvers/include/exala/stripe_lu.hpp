@@ -29,8 +29,11 @@
 //   and rounded once per entry (exala::gemv, A streamed from the original
 //   stripes), then x += (LU)^-1 r; it stops when the normwise backward error
 //   ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf) stops decreasing or
-//   reaches u, a correction no longer changes x, or after max_refine steps.
-//   The report gives the backward error before and after and the steps.
+//   reaches u, a correction no longer changes x (or is not finite), or after
+//   max_refine steps. The report gives the backward error before and after
+//   and the steps; converged is true only if the final backward error is at
+//   most 2u, whichever rule stopped it (a refinement that stalls above that,
+//   e.g. with factors that do not belong to A, is not converged).
 // - Safe: a killed run (kill -9 at any moment) resumes with the same bits:
 //   finished pivot groups are never recomputed, and the other stripes restart
 //   from their last write-back (eviction, or the checkpoint every
@@ -40,6 +43,33 @@
 //   exala::storage_error naming the stripe and the file, and keep the
 //   previous state; a zero or numerically singular pivot throws
 //   exala::singular_pivot naming the column.
+// - Range: any finite A and b whose solution is a finite double give it
+//   (not NaN or inf from an overflow on the way), as LAPACK's equilibration
+//   would, by power-of-two scalings that cannot change a bit of ordinary data:
+//   * the matrix: when max |a_ij| lies outside [2^-511, 2^511], the stripes
+//     are factored as A' = 2^-k A with k = ilogb(max |a_ij|) (so max |a'_ij|
+//     is in [1, 2)), scaled where the original stripes enter the
+//     factorization (in core, out of core, on every engine and in the
+//     distributed driver); k is a function of max |a_ij| alone (computed in
+//     core, the manifest's out of core), so a resumed run, the solves and
+//     every rank agree on it. The default pivot threshold n u max |a'_ij|
+//     (and a given one, times 2^-k) scales with it; report().matrix_scale
+//     is k. The factors of A' are exactly 2^-k times those of A wherever the
+//     unscaled factorization does not over- or underflow, so such matrices
+//     keep their bits up to the factor 2^-k; entries below 2^(k-1022) are
+//     rounded to subnormals (relatively below 2^-1022: normwise negligible);
+//   * each right-hand side (every solve, of b and of the refinement's
+//     residuals): a column whose largest magnitude m lies outside [2^-511,
+//     2^511] is scaled by 2^-t, t = ilogb(m), before the triangular solves,
+//     and the result by 2^(t-k) after them (one rounding per entry, which
+//     only matters where x itself is subnormal); a column in the range and
+//     k = 0 keeps exactly the bits it always had;
+//   * a solution that is still not finite (it exceeds the double range, or
+//     the solve overflowed on the way) throws exala::solution_overflow;
+//     NaN or inf in b gives NaN or inf in x as IEEE arithmetic does;
+//   * backward errors are computed scaled (by exponents) where a norm or a
+//     product of norms would over- or underflow: never NaN or inf for finite
+//     data, never 0 for a nonzero residual.
 #pragma once
 
 #include <cstdint>
@@ -78,9 +108,13 @@ class singular_pivot : public error {
   singular_pivot(std::int64_t column, double value, double threshold, const std::string& why)
       : error("exala: stripe LU: " + why + " pivot at column " + std::to_string(column) +
               " (0-based): |u| = " + number(value) +
-              (threshold > 0 ? " <= threshold " + number(threshold) : std::string()) +
-              " (the matrix is numerically singular, or local pivoting met a tiny pivot: "
-              "try pivoting::partial in core or a larger substripe)"),
+              (threshold > 0 && why != "non-finite" ? " <= threshold " + number(threshold)
+                                                     : std::string()) +
+              (why == "non-finite"
+                   ? " (the elimination overflowed: element growth beyond the double range; "
+                     "try pivoting::partial in core or a larger substripe)"
+                   : " (the matrix is numerically singular, or local pivoting met a tiny pivot: "
+                     "try pivoting::partial in core or a larger substripe)")),
         column_(column),
         value_(value) {}
   std::int64_t column() const noexcept { return column_; }
@@ -94,6 +128,35 @@ class singular_pivot : public error {
   }
   std::int64_t column_;
   double value_;
+};
+
+// Finite right-hand sides whose solution is not finite: the solution of
+// column() (0-based) exceeds the double range at row() (0-based), or an
+// intermediate of its triangular solves does, even with A and b scaled by
+// powers of two (see "Range" above). A result known to be wrong is never
+// returned as NaN or inf.
+class solution_overflow : public error {
+ public:
+  solution_overflow(std::int64_t column, std::int64_t row, double max_b, double max_a)
+      : error("exala: stripe LU: the solution of right-hand side " + std::to_string(column) +
+              " (0-based) is not finite at row " + std::to_string(row) +
+              " (0-based): it exceeds the double range, or an intermediate of the triangular "
+              "solves does, even with A and b scaled by powers of two (max |b| = " +
+              number(max_b) + ", max |a_ij| = " + number(max_a) +
+              "); the system's solution is not representable, or the matrix is too "
+              "ill-conditioned"),
+        column_(column),
+        row_(row) {}
+  std::int64_t column() const noexcept { return column_; }
+  std::int64_t row() const noexcept { return row_; }
+
+ private:
+  static std::string number(double v) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%.6g", v);
+    return t;
+  }
+  std::int64_t column_, row_;
 };
 
 enum class stripe_order { basic, zigzag, meta_zigzag };
@@ -150,7 +213,8 @@ struct stripe_lu_report {
   std::int64_t cache_hits = 0;       // stripe requests served from memory
   std::int64_t cache_misses = 0;     // stripe loads from disk (on demand or prefetched)
   std::uint64_t peak_cache_bytes = 0;
-  double min_pivot_ratio = 0;        // min |u_jj| / max|a_ij|
+  double min_pivot_ratio = 0;        // min |u_jj| / max|a_ij| (both of the factored, scaled A')
+  int matrix_scale = 0;              // k: A was factored as 2^-k A (0: as given; see "Range")
   double io_wait_seconds = 0;        // compute thread waiting for stripes or lu_ writes
   double pin_seconds = 0;            // in core on a device engine: pinning host memory (not in factor_seconds)
   std::string device;                // the device of a device engine ("" for cpu)
@@ -158,7 +222,7 @@ struct stripe_lu_report {
 
 struct refine_report {
   int steps = 0;                      // corrections applied
-  bool converged = false;
+  bool converged = false;             // only if backward_error_after <= 2u (see "Refinement")
   double backward_error_before = 0;   // max over right-hand sides, unrefined x
   double backward_error_after = 0;    // max over right-hand sides, returned x
   double seconds = 0;
@@ -190,7 +254,9 @@ class stripe_lu {
   // max_refine > 0); out-of-core objects only. x is n x nrhs (ld = n).
   refine_report solve_stored(std::vector<double>& x, int max_refine) const;
 
-  // Normwise backward error of x for A x = b (exact residual, max over columns).
+  // Normwise backward error of x for A x = b (exact residual, max over
+  // columns), computed scaled: never 0 for a nonzero residual, +inf for an x
+  // with an infinite entry, NaN for NaN in x or b.
   double backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb, const double* x,
                         std::int64_t ldx) const;
 

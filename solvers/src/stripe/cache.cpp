@@ -289,7 +289,8 @@ void stripe_cache::io_loop() {
         const std::int64_t idx = plan_[i];
         if (entries_.count(idx)) continue;
         const std::uint64_t bytes = cb_.size(idx);
-        if (!make_room(lk, bytes, i + 1, false)) break;
+        // Room only from stripes outside the whole plan.
+        if (!make_room(lk, bytes, plan_.size(), false)) break;
         if (entries_.count(idx) || stop_) break;  // the mutex was released while flushing
         entry& e = entries_[idx];
         e.st = stripe_state::loading;

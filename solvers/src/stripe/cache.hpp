@@ -15,7 +15,11 @@
 // in use or stuck throws exala::invalid_argument("cache") saying how much is
 // needed. Prefetch: the compute thread announces its next acquisitions
 // (plan); I/O threads load the first `depth` of them that are not resident,
-// evicting only stripes that are not in the announced window.
+// evicting only stripes that the plan no longer holds (a prefetch never
+// evicts a stripe still to be used: with a deep window and a small cache
+// the prefetchers would otherwise evict each other's loads); only the
+// compute thread's own acquire, when nothing else is left, evicts a planned
+// stripe.
 //
 // What a stripe's buffer holds and how it is read and written is the
 // owner's business (callbacks): the cache never interprets the data.

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
 
 #include "cache.hpp"
+#include "exala/blas1.hpp"
 #include "exala/error.hpp"
 #include "store.hpp"
 
@@ -126,21 +128,155 @@ void progress_meter::report(i64 step, const cache_stats* cs, bool force) {
 
 double max_abs_col(i64 n, const double* x, i64 ldx, i64 c) {
   double m = 0;
-  for (i64 i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i + c * ldx]));
+  for (i64 i = 0; i < n; ++i) {
+    const double v = std::fabs(x[i + c * ldx]);
+    if (std::isnan(v)) return v;  // std::max would skip it
+    m = std::max(m, v);
+  }
   return m;
 }
 
+int scale_exponent(double m) {
+  if (!(m > 0) || !std::isfinite(m)) return 0;
+  if (m >= std::ldexp(1.0, -safe_exponent) && m <= std::ldexp(1.0, safe_exponent)) return 0;
+  return std::ilogb(m);
+}
+
+void scale_block(i64 rows, i64 cols, double* a, i64 lda, int k) {
+  if (k == 0) return;
+  for (i64 j = 0; j < cols; ++j)
+    for (i64 i = 0; i < rows; ++i) a[i + j * lda] = std::ldexp(a[i + j * lda], -k);
+}
+
+void add_row_sums(i64 rows, i64 n, const double* a, i64 lda, int k, double* rowsum) {
+  for (i64 j = 0; j < n; ++j)
+    for (i64 i = 0; i < rows; ++i) {
+      const double v = a[i + j * lda];
+      rowsum[i] += std::fabs(k == 0 ? v : std::ldexp(v, -k));
+    }
+}
+
+double stored_row_norm(const store& sto, i64 n, i64 row0, i64 rows, int k) {
+  double norm = 0;
+  if (n == 0 || rows == 0) return norm;
+  const i64 chunk = std::clamp<i64>((i64(1) << 20) / n, 1, rows);
+  std::vector<double> a(static_cast<std::size_t>(chunk * n));
+  for (i64 r0 = row0; r0 < row0 + rows; r0 += chunk) {
+    const i64 r = std::min(chunk, row0 + rows - r0);
+    sto.read_original(r0, r, 0, n, a.data(), r);
+    scale_block(r, n, a.data(), r, k);
+    for (i64 i = 0; i < r; ++i) norm = std::max(norm, asum(n, a.data() + i, r));
+  }
+  return norm;
+}
+
+bool scaled_solve(i64 n, i64 nrhs, double* y, i64 ldy, const matrix_scale& s, const solve_fn& raw,
+                  bool check) {
+  if (n == 0 || nrhs == 0) return true;
+  std::vector<int> t(static_cast<std::size_t>(nrhs), 0);
+  std::vector<double> ymax(static_cast<std::size_t>(nrhs), 0.0);
+  std::vector<char> finite(static_cast<std::size_t>(nrhs), 1);
+  bool scaled = s.exp != 0;
+  for (i64 c = 0; c < nrhs; ++c) {
+    double m = 0;
+    for (i64 i = 0; i < n; ++i) {
+      const double v = std::fabs(y[i + c * ldy]);
+      if (!std::isfinite(v)) finite[std::size_t(c)] = 0;
+      else m = std::max(m, v);
+    }
+    ymax[std::size_t(c)] = m;
+    const int tc = finite[std::size_t(c)] ? scale_exponent(m) : 0;
+    t[std::size_t(c)] = tc;
+    if (tc != 0) {
+      scaled = true;
+      scale_block(n, 1, y + c * ldy, ldy, tc);
+    }
+  }
+  raw(nrhs, y, ldy);
+  if (scaled)
+    for (i64 c = 0; c < nrhs; ++c) scale_block(n, 1, y + c * ldy, ldy, s.exp - t[std::size_t(c)]);
+  for (i64 c = 0; c < nrhs; ++c) {
+    if (!finite[std::size_t(c)]) continue;
+    for (i64 i = 0; i < n; ++i)
+      if (!std::isfinite(y[i + c * ldy])) {
+        if (!check) return false;
+        throw solution_overflow(c, i, ymax[std::size_t(c)], s.max_abs);
+      }
+  }
+  return true;
+}
+
 double backward_error(i64 n, i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
-                      const double* r, double norm_inf) {
+                      const double* r, double norm_inf, int norm_exp) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  constexpr double tiny = std::numeric_limits<double>::min();  // smallest normal
   double worst = 0;
   for (i64 c = 0; c < nrhs; ++c) {
-    const double rn = max_abs_col(n, r, n, c);
-    const double den = norm_inf * max_abs_col(n, x, ldx, c) + max_abs_col(n, b, ldb, c);
-    const double eta = rn == 0 ? 0 : (den > 0 ? rn / den : std::numeric_limits<double>::infinity());
-    if (std::isnan(rn)) return std::numeric_limits<double>::quiet_NaN();
+    const double rn = max_abs_col(n, r, n, c), xn = max_abs_col(n, x, ldx, c),
+                 bn = max_abs_col(n, b, ldb, c);
+    if (std::isnan(rn) || std::isnan(xn) || std::isnan(bn) || std::isnan(norm_inf))
+      return std::numeric_limits<double>::quiet_NaN();
+    double eta = 0;
+    if (rn == 0) {
+      eta = 0;
+    } else if (std::isinf(rn) || std::isinf(xn) || std::isinf(bn) || std::isinf(norm_inf)) {
+      eta = inf;  // x (or the data) is not finite: no finite backward error
+    } else {
+      // As written, where every intermediate is a normal double (the bits
+      // ordinary data always had) ...
+      const double ax = norm_inf * xn, den = ax + bn;
+      const double q = den > 0 ? rn / den : inf;
+      const bool normal = norm_exp == 0 && (ax == 0 || ax >= tiny) && den >= tiny &&
+                          den <= std::numeric_limits<double>::max() && q >= tiny &&
+                          q <= std::numeric_limits<double>::max();
+      if (normal) {
+        eta = q;
+      } else {
+        // ... otherwise by exponents and mantissas: rn = mr 2^er, and the
+        // denominator mx ma 2^(ex + ea + norm_exp) + mb 2^eb brought to
+        // [1/4, 2] by 2^-E, so that no step overflows or underflows.
+        int er = 0, ex = 0, ea = 0, eb = 0;
+        const double mr = std::frexp(rn, &er), mx = std::frexp(xn, &ex),
+                     ma = std::frexp(norm_inf, &ea), mb = std::frexp(bn, &eb);
+        const double p = ma * mx;  // in [1/4, 1), or 0
+        const long e1 = long(ex) + long(ea) + long(norm_exp);
+        if (p == 0 && mb == 0) {
+          eta = inf;
+        } else {
+          const long E = p == 0 ? long(eb) : (mb == 0 ? e1 : std::max(e1, long(eb)));
+          // Each term is 2^-E times its value: at most 2; a term far below
+          // the other rounds to 0 or a subnormal, below half an ulp of the sum.
+          const auto shifted = [](double m, long e) {
+            return e < -2200 ? 0.0 : std::ldexp(m, int(e));
+          };
+          const double d = (p == 0 ? 0.0 : shifted(p, e1 - E)) + (mb == 0 ? 0.0 : shifted(mb, long(eb) - E));
+          const long e = long(er) - E;  // eta = (mr / d) 2^e
+          const double m = mr / d;      // in [1/4, 4]
+          if (e > 2100) eta = inf;
+          else if (e < -2100) eta = std::numeric_limits<double>::denorm_min();
+          else eta = std::ldexp(m, int(e));
+          // A nonzero residual is never reported as a zero backward error.
+          if (eta == 0) eta = std::numeric_limits<double>::denorm_min();
+        }
+      }
+    }
     worst = std::max(worst, eta);
   }
   return worst;
+}
+
+std::string pivot_why(const std::string& what) {
+  static const std::string head = "exala: stripe LU: ", tail = " pivot at column ";
+  if (what.compare(0, head.size(), head) != 0) return {};
+  const auto at = what.find(tail, head.size());
+  return at == std::string::npos ? std::string() : what.substr(head.size(), at - head.size());
+}
+
+singular_pivot unscaled_pivot_error(const singular_pivot& e, int k, double thr) {
+  if (k == 0) return e;
+  std::string why = pivot_why(e.what());
+  if (why.empty()) why = "bad";
+  return singular_pivot(e.column(), std::ldexp(e.value(), k), std::ldexp(thr, k), why);
 }
 
 refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, std::int64_t ldb,
@@ -148,13 +284,13 @@ refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, st
                           const stripe_lu_options& opt, io_counters* io) {
   using i64 = std::int64_t;
   auto eta_of = [&](const double* xx, i64 ldxx, const double* r) {
-    return backward_error(n, nrhs, b, ldb, xx, ldxx, r, ops.norm_inf);
+    return backward_error(n, nrhs, b, ldb, xx, ldxx, r, ops.scale.norm, ops.scale.exp);
   };
   refine_report rr;
   const auto t0 = clock_type::now();
   for (i64 c = 0; c < nrhs; ++c)
     for (i64 i = 0; i < n; ++i) x[i + c * ldx] = b[i + c * ldb];
-  ops.solve(nrhs, x, ldx);
+  scaled_solve(n, nrhs, x, ldx, ops.scale, ops.solve, true);
   std::vector<double> r(std::size_t(n * nrhs)), xn(std::size_t(n * nrhs));
   ops.residual(x, ldx, r.data());
   double eta = eta_of(x, ldx, r.data());
@@ -165,7 +301,9 @@ refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, st
       rr.converged = !std::isnan(eta);
       break;
     }
-    ops.solve(nrhs, r.data(), n);  // the correction d
+    // The correction d; one that is not finite (an overflow in the solve of
+    // a residual) cannot improve x: stop with the x we have.
+    if (!scaled_solve(n, nrhs, r.data(), n, ops.scale, ops.solve, false)) break;
     bool changed = false;
     for (i64 c = 0; c < nrhs; ++c)
       for (i64 i = 0; i < n; ++i) {
@@ -174,7 +312,9 @@ refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, st
         changed |= std::memcmp(&v, &x[i + c * ldx], sizeof v) != 0;
       }
     if (!changed) {
-      rr.converged = true;
+      // A fixed point: x is what these factors give; converged only when
+      // its backward error is at the level of a correctly rounded x.
+      rr.converged = eta <= 2 * unit_roundoff;
       ops.residual(x, ldx, r.data());
       break;
     }

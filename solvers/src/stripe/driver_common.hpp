@@ -71,16 +71,81 @@ struct progress_meter {
 };
 
 // Guarantee: exact (a maximum of absolute values): max_i |x(i, c)|, x n x ?
-// column-major with leading dimension ldx.
+// column-major with leading dimension ldx; NaN when an entry is NaN.
 double max_abs_col(std::int64_t n, const double* x, std::int64_t ldx, std::int64_t c);
+
+// ---- power-of-two scaling (stripe_lu.hpp, "Range") ----
+// Values whose largest magnitude lies in [2^-safe_exponent, 2^safe_exponent]
+// are used as given, so ordinary data keep their bits; outside it they are
+// scaled by a power of two (exact unless an entry falls below 2^-1022).
+constexpr int safe_exponent = 511;
+// Guarantee: exact. The exponent e with 2^-e m in [1, 2) when m (a largest
+// magnitude) lies outside [2^-511, 2^511]; 0 for m in it, m = 0 or m not finite.
+int scale_exponent(double m);
+// Guarantee: each entry rounded once: a := 2^-k a on a rows x cols block (ld),
+// exact unless an entry falls below 2^-1022 (then rounded to the nearest
+// subnormal or zero). k = 0 leaves a untouched.
+void scale_block(std::int64_t rows, std::int64_t cols, double* a, std::int64_t lda, int k);
+// Guarantee: a fixed sequence of correctly rounded additions (the in-core
+// ||A||_inf of both drivers, rows of a stripe at a time): rowsum[i] +=
+// |2^-k a(i, j)| for j = 0 .. n-1 in that order.
+void add_row_sums(std::int64_t rows, std::int64_t n, const double* a, std::int64_t lda, int k,
+                  double* rowsum);
+
+class store;
+// Guarantee: exact maxima of correctly rounded sums (exala::asum): max over
+// the rows i in [row0, row0 + rows) of the stored original matrix of
+// round(sum_j |2^-k a_ij|), read in chunks of rows. Used where the
+// manifest's ||A||_inf overflowed (inf): with k = scale_exponent(max |a_ij|)
+// it is finite, and where both are finite it is the manifest's value times
+// 2^-k exactly.
+double stored_row_norm(const store& sto, std::int64_t n, std::int64_t row0, std::int64_t rows, int k);
+
+// The scaling of a factorization: A was factored as A' = 2^-exp A (exp =
+// scale_exponent(max |a_ij|)), norm = ||A'||_inf (so ||A||_inf = norm 2^exp),
+// max_abs = max |a_ij| of A itself (for messages).
+struct matrix_scale {
+  int exp = 0;
+  double norm = 0;
+  double max_abs = 0;
+};
+
+// Guarantee: reproducible and exactly scaled - y := A^-1 y for the n x nrhs
+// block y (ldy), as raw(nrhs, y, ldy) computes (A')^-1 y with the factors of
+// A' = 2^-s.exp A: each column c whose largest magnitude m_c lies outside the
+// safe range is first scaled by 2^-t_c (t_c = scale_exponent(m_c)), and the
+// result of column c is scaled by 2^(t_c - s.exp) (one ldexp per entry). With
+// s.exp = 0 and every m_c in the safe range, y gets exactly raw's bits;
+// otherwise the bits of raw on the scaled data, scaled back (the same bits,
+// up to a power of two, as the unscaled computation wherever that one
+// neither overflows nor underflows). Returns false when a column that was
+// finite on entry holds a non-finite entry on return; with `check` that
+// throws exala::solution_overflow instead (naming the column and the row).
+using solve_fn = std::function<void(std::int64_t nrhs, double* y, std::int64_t ldy)>;
+bool scaled_solve(std::int64_t n, std::int64_t nrhs, double* y, std::int64_t ldy,
+                  const matrix_scale& s, const solve_fn& raw, bool check);
 
 // Guarantee: reproducible - a fixed sequence of correctly rounded operations
 // on its arguments: the normwise backward error max over the nrhs columns c of
-// ||r_c||_inf / (norm_inf ||x_c||_inf + ||b_c||_inf) (0 where r_c = 0,
-// +inf where the denominator is 0, NaN when a residual is NaN); r n x nrhs
-// with leading dimension n.
+// ||r_c||_inf / (norm_inf 2^norm_exp ||x_c||_inf + ||b_c||_inf), r n x nrhs
+// with leading dimension n. Computed as written where every intermediate is
+// a normal double (ordinary data: the same bits as always), otherwise from
+// the operands' exponents and mantissas (frexp) so that nothing overflows or
+// underflows on the way: finite data give a finite value, and a nonzero
+// residual never gives 0 (a ratio below the smallest subnormal is reported
+// as the smallest subnormal). 0 where r_c = 0; +inf where the denominator is
+// 0 or r_c or x_c has an infinite entry; NaN when r, x or b holds a NaN.
 double backward_error(std::int64_t n, std::int64_t nrhs, const double* b, std::int64_t ldb,
-                      const double* x, std::int64_t ldx, const double* r, double norm_inf);
+                      const double* x, std::int64_t ldx, const double* r, double norm_inf,
+                      int norm_exp = 0);
+
+// The `why` of a singular_pivot message ("exala: stripe LU: <why> pivot at
+// column ..."), or "" when the message does not have that shape.
+std::string pivot_why(const std::string& what);
+// The pivot error of a factorization of A' = 2^-k A in A's units: the value
+// and the threshold (thr, as the kernels used it) scaled back by 2^k.
+// Returns e itself (same message) when k = 0.
+singular_pivot unscaled_pivot_error(const singular_pivot& e, int k, double thr);
 
 // Guarantee: reproducible - iterative refinement with the exact residual, a
 // fixed sequence of steps on its arguments (both stripe LU drivers run it, so
@@ -90,10 +155,14 @@ double backward_error(std::int64_t n, std::int64_t nrhs, const double* b, std::i
 // correction changes no bit of x, or after max_refine steps (the header
 // stripe_lu.hpp, "Refinement"). solve(nrhs, y, ldy) solves in place;
 // residual(b, ldb, x, ldx, r) writes r = b - A x (n x nrhs, ld n).
+// solve is the raw solve with the factors of A' (refine_loop scales around
+// it: scaled_solve with `scale`); the first solve of b throws
+// exala::solution_overflow when a finite column gives a non-finite x, and a
+// correction that is not finite ends the refinement (x is kept).
 struct refine_ops {
-  std::function<void(std::int64_t nrhs, double* y, std::int64_t ldy)> solve;
+  solve_fn solve;
   std::function<void(const double* x, std::int64_t ldx, double* r)> residual;
-  double norm_inf = 0;
+  matrix_scale scale;
 };
 refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, std::int64_t ldb,
                           double* x, std::int64_t ldx, int max_refine, const refine_ops& ops,

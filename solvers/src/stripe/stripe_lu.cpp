@@ -86,7 +86,10 @@ struct stripe_lu::impl {
   stripe_lu_report rep;
   i64 n = 0, S = 0, Sp = 0, m = 1, N = 0, G = 0;
   i64 file_stripe = 0;  // rows per orig_ file (out of core)
-  double norm_inf = 0, max_abs = 0;
+  // The factored matrix is A' = 2^-sc.exp A (stripe_lu.hpp, "Range"); max_s
+  // = max |a'_ij|, sc.norm = ||A'||_inf, sc.max_abs = max |a_ij|.
+  st::matrix_scale sc;
+  double max_s = 0;
   // In core: the original matrix and the factors (n x n, ld n).
   bool in_core = false;
   std::vector<double> a0, lu;
@@ -97,10 +100,16 @@ struct stripe_lu::impl {
 
   i64 rows(i64 I) const { return std::min(S, n - I * S); }
   i64 col_of_group(i64 g) const { return std::min(n, g * m * S); }
+  // The pivot threshold in the units of A'.
   double threshold() const {
-    return opt.pivot_threshold >= 0 ? opt.pivot_threshold : double(n) * unit_roundoff * max_abs;
+    return opt.pivot_threshold >= 0 ? std::ldexp(opt.pivot_threshold, -sc.exp)
+                                    : double(n) * unit_roundoff * max_s;
   }
+  // max |a_ij| -> sc.exp, sc.max_abs, max_s (sc.norm is set by the caller).
+  void set_scale(double max_abs);
   void choose_sizes(bool out_of_core);
+  // factor_in_core / factor_out_of_core with pivot errors in A's units.
+  void factor(bool out_of_core);
   void factor_in_core();
   void factor_in_core_device(st::device_engine& e);
   void factor_out_of_core();
@@ -136,10 +145,30 @@ void stripe_lu::impl::choose_sizes(bool out_of_core) {
   rep.engine = opt.engine;
 }
 
+void stripe_lu::impl::set_scale(double max_abs) {
+  sc.max_abs = max_abs;
+  sc.exp = st::scale_exponent(max_abs);
+  max_s = std::ldexp(max_abs, -sc.exp);
+  rep.matrix_scale = sc.exp;
+}
+
+void stripe_lu::impl::factor(bool out_of_core) {
+  try {
+    if (out_of_core)
+      factor_out_of_core();
+    else
+      factor_in_core();
+  } catch (const singular_pivot& e) {
+    if (sc.exp == 0) throw;
+    throw st::unscaled_pivot_error(e, sc.exp, threshold());
+  }
+}
+
+// Pivots and max_s are both of A' (the ratio is scale-free and in range).
 void stripe_lu::impl::note_pivots(const st::block& b, i64 r0) {
-  if (max_abs == 0) return;
+  if (max_s == 0) return;
   for (i64 i = 0; i < b.rows; ++i) {
-    const double r = std::fabs(b.col(r0 + i)[i]) / max_abs;
+    const double r = std::fabs(b.col(r0 + i)[i]) / max_s;
     if (r < rep.min_pivot_ratio || rep.min_pivot_ratio == 0) rep.min_pivot_ratio = r;
   }
 }
@@ -150,6 +179,7 @@ void stripe_lu::impl::factor_in_core() {
   in_core = true;
   rep.in_core = true;
   lu = a0;
+  st::scale_block(n, n, lu.data(), n, sc.exp);  // A' = 2^-k A (k = 0: untouched)
   ipiv.assign(std::size_t(n), 0);
   auto fe = make_factor_engine(opt);
   rep.engine = fe.get().name();
@@ -316,9 +346,10 @@ void stripe_lu::impl::factor_out_of_core() {
     const i64 kk = disk_k[std::size_t(key)], c0 = col_of_group(kk);
     b.rows = rows(key), b.col0 = c0, b.ncols = n - c0, b.version = b.disk_version = kk;
     b.data.reset(new double[std::size_t(b.rows * b.ncols)]);
-    if (kk == 0)
+    if (kk == 0) {  // the original stripe enters the factorization: A' = 2^-k A
       sto.read_original(key * S, b.rows, 0, n, b.data.get(), b.rows);
-    else
+      st::scale_block(b.rows, n, b.data.get(), b.rows, sc.exp);
+    } else
       sto.read_active(key, b.rows, c0, b.data.get(), b.rows);
   };
   cb.flush = [&](i64 key, const st::cache_buffer& b) {
@@ -498,6 +529,8 @@ void stripe_lu::impl::factor_out_of_core() {
                                        " groups, expected " + std::to_string(g));
       }
       const st::block tb = view(b);
+      // b belongs to the cache again once released (an I/O thread may evict
+      // and free it at once): nothing below reads it after the release.
       if (ds) {
         flying.push_back({I, &b, ds->submit(tb, last - first)});
       } else {
@@ -507,7 +540,7 @@ void stripe_lu::impl::factor_out_of_core() {
         k[std::size_t(I)] = g + 1;
         cache.release(I);
       }
-      for (i64 J = first; J < last; ++J) pm.done += elim_flops(n, J * S, rows(J), b.rows);
+      for (i64 J = first; J < last; ++J) pm.done += elim_flops(n, J * S, rows(J), rows(I));
       const auto cs = cache.stats();
       pm.report(g, &cs, false);
     }
@@ -639,7 +672,7 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
 
 double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
                                        const double* r) const {
-  return st::backward_error(n, nrhs, b, ldb, x, ldx, r, norm_inf);
+  return st::backward_error(n, nrhs, b, ldb, x, ldx, r, sc.norm, sc.exp);
 }
 
 // Iterative refinement with the exact residual (see the header): stops when
@@ -651,7 +684,7 @@ refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double
   st::refine_ops ops;
   ops.solve = [this](i64 k, double* y, i64 ldy) { solve_in_place(k, y, ldy); };
   ops.residual = [&](const double* xx, i64 ldxx, double* r) { residual(nrhs, b, ldb, xx, ldxx, r); };
-  ops.norm_inf = norm_inf;
+  ops.scale = sc;
   return st::refine_loop(n, nrhs, b, ldb, x, ldx, max_refine, ops, opt, store ? &store->counters() : nullptr);
 }
 
@@ -670,6 +703,7 @@ stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& o
   s.n = n;
   s.choose_sizes(false);
   s.a0.resize(std::size_t(n * n));
+  double max_abs = 0;
   for (i64 j = 0; j < n; ++j)
     for (i64 i = 0; i < n; ++i) {
       const double v = a[i + j * lda];
@@ -677,13 +711,14 @@ stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& o
         throw invalid_argument("a", "entry (" + std::to_string(i) + ", " + std::to_string(j) +
                                         ") is not finite");
       s.a0[std::size_t(i + j * n)] = v;
-      s.max_abs = std::max(s.max_abs, std::fabs(v));
+      max_abs = std::max(max_abs, std::fabs(v));
     }
-  std::vector<double> rowsum(std::size_t(n), 0.0);  // column order: one pass over A
-  for (i64 j = 0; j < n; ++j)
-    for (i64 i = 0; i < n; ++i) rowsum[std::size_t(i)] += std::fabs(s.a0[std::size_t(i + j * n)]);
-  for (double v : rowsum) s.norm_inf = std::max(s.norm_inf, v);
-  s.factor_in_core();
+  // ||A'||_inf, A' = 2^-k A: row sums in column order (one pass over A).
+  s.set_scale(max_abs);
+  std::vector<double> rowsum(std::size_t(n), 0.0);
+  st::add_row_sums(n, n, s.a0.data(), n, s.sc.exp, rowsum.data());
+  for (double v : rowsum) s.sc.norm = std::max(s.sc.norm, v);
+  s.factor(false);
 }
 
 stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_options& opt)
@@ -698,8 +733,11 @@ stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_o
   const st::manifest& man = s.store->info();
   s.n = man.n;
   s.file_stripe = man.stripe;
-  s.max_abs = man.max_abs;
-  s.norm_inf = man.norm_inf;
+  // ||A'||_inf = 2^-k ||A||_inf exactly; where the manifest's ||A||_inf
+  // overflowed (inf), from the stripes (one read of A).
+  s.set_scale(man.max_abs);
+  s.sc.norm = std::isfinite(man.norm_inf) ? std::ldexp(man.norm_inf, -s.sc.exp)
+                                          : st::stored_row_norm(*s.store, s.n, 0, s.n, s.sc.exp);
   const std::uint64_t matrix_bytes = std::uint64_t(s.n) * std::uint64_t(s.n) * 8u;
   const bool fits = opt.cache_bytes == 0 || opt.cache_bytes >= matrix_bytes;
   if (opt.pivot == pivoting::partial) {
@@ -712,7 +750,7 @@ stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_o
     s.choose_sizes(false);
     s.a0.resize(std::size_t(s.n * s.n));
     if (s.n > 0) s.store->read_original(0, s.n, 0, s.n, s.a0.data(), s.n);
-    s.factor_in_core();
+    s.factor(false);
     return;
   }
   if (opt.resume) {
@@ -727,7 +765,7 @@ stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_o
     }
   }
   s.choose_sizes(true);
-  s.factor_out_of_core();
+  s.factor(true);
 }
 
 stripe_lu::~stripe_lu() = default;
@@ -749,7 +787,9 @@ void check_rhs(i64 n, i64 nrhs, const void* b, i64 ldb, const char* bn, const ch
 
 void stripe_lu::solve(i64 nrhs, double* b, i64 ldb) const {
   check_rhs(p_->n, nrhs, b, ldb, "b", "ldb");
-  p_->solve_in_place(nrhs, b, ldb);
+  const impl& s = *p_;
+  st::scaled_solve(s.n, nrhs, b, ldb, s.sc,
+                   [&s](i64 k, double* y, i64 ldy) { s.solve_in_place(k, y, ldy); }, true);
 }
 
 refine_report stripe_lu::solve_refined(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
