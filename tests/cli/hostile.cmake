@@ -107,4 +107,16 @@ if(TARGET exala::mpi AND MPIEXEC_EXECUTABLE)
   exala_cli_mpi_error(mpi_solve_growth
     "solve: after refinement the backward error is [0-9.]+e-[0-9]+, far above the 2u = 2\\.2e-16 that refinement reaches from sound factors \\(limit 2\\^10 u = 1\\.1e-13\\): no solution is written .*"
     solve stripe_growth.mtx stripe_growth_b.mtx --quiet)
+  # The stripe LU near the ends of the range (issue 15 row 1), as one process.
+  exala_cli_mpi_error(mpi_solve_overflow
+    "stripe LU: the solution of right-hand side 0 \\(0-based\\) is not finite at row 1 \\(0-based\\): it exceeds the double range.*"
+    solve stripe_overflow_a.mtx stripe_overflow_b.mtx --quiet)
+  add_test(NAME cli.mpi_solve_range
+           COMMAND sh ${EXALA_CLI_DRIVER} --stdout-file expected_stripe_range_x.mtx --
+                   ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
+                   $<TARGET_FILE:exala> solve stripe_range_a.mtx stripe_range_b.mtx --quiet
+                   --backend mpi
+           WORKING_DIRECTORY ${EXALA_CLI_DATA})
+  set_tests_properties(cli.mpi_solve_range PROPERTIES LABELS "cli;mpi" TIMEOUT 120 PROCESSORS 2
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_hwloc_base_binding_policy=none;OMP_NUM_THREADS=1")
 endif()

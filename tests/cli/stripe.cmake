@@ -296,6 +296,7 @@ exala_stripe_script(corrupted corrupted)
 exala_stripe_script(foreign_files foreign_files)
 exala_stripe_script(lock_all_dirs lock_all_dirs)
 exala_stripe_script(unreadable_workdir unreadable_workdir)
+exala_stripe_script(range range)
 
 # Every test above may use the empty work directory.
 get_property(stripe_tests DIRECTORY PROPERTY TESTS)

@@ -523,5 +523,22 @@ corrupted() {
   fails_with "^exala: error: stripe $index: file 'wd/$act': .*corrupt" solve --workdir wd $f
 }
 
+# Near the ends of the double range (issue 15 row 1): A = [1 0; 1 4], b =
+# (1e308, -1e308) has the exact solution (1e308, -1e308/2), which used to
+# print as "nan -inf" with exit 0, in core and out of core; a solution beyond
+# the range is an error, not a printed inf or NaN.
+range() {
+  local expected=$data/expected_stripe_range_x.mtx
+  run solve "$data/stripe_range_a.mtx" "$data/stripe_range_b.mtx" --quiet -o x_core.mtx
+  run import "$data/stripe_range_a.mtx" "$data/stripe_range_b.mtx" --workdir wd --quiet
+  run solve --workdir wd --cache 1M --quiet -o x_ooc.mtx
+  same "$expected" x_core.mtx x_ooc.mtx
+  local over="the solution of right-hand side 0 \\(0-based\\) is not finite at row 1 \\(0-based\\): it exceeds the double range"
+  fails_with "^exala: error: stripe LU: $over" solve "$data/stripe_overflow_a.mtx" "$data/stripe_overflow_b.mtx"
+  run import "$data/stripe_overflow_a.mtx" "$data/stripe_overflow_b.mtx" --workdir wd2 --quiet
+  fails_with "^exala: error: stripe LU: $over" solve --workdir wd2 --cache 1M -o x_over.mtx
+  [ ! -e x_over.mtx ] || fail "a solution beyond the range was written"
+}
+
 "$mode" "$@"
 echo "ok"
