@@ -89,8 +89,11 @@ struct same_item {
 // compare), compares the values with rank 0's and agrees (detail::agree):
 // a rank whose check failed throws its own exception, a rank whose value
 // differs from rank 0's throws exala::invalid_argument naming the item, the
-// others remote_error. Two small collectives.
-void agree_same(MPI_Comm comm, std::size_t count,
+// others remote_error. The first collective is detail::agree's fixed-size
+// one, which also compares `op` (the calling routine: ranks in different
+// routines fail there instead of pairing broadcasts of different sizes);
+// then rank 0's values are broadcast and compared. Three small collectives.
+void agree_same(MPI_Comm comm, detail::operation op, std::size_t count,
                 const std::function<std::vector<same_item>()>& local);
 
 // This rank's factorization engine for opt.engine: the CPU engine, or the
@@ -138,7 +141,9 @@ struct stripe_lu::impl {
   // factor_out_of_core, which releases it.
   dist::rank_engine ooc_engine;
 
-  explicit impl(MPI_Comm c);
+  // Agrees on `op` over c (so that ranks in different routines fail
+  // before any other collective), then duplicates c.
+  impl(MPI_Comm c, detail::operation op);
   ~impl();
   impl(const impl&) = delete;
   impl& operator=(const impl&) = delete;

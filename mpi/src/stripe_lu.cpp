@@ -82,26 +82,23 @@ void owner_step(MPI_Comm comm, int root, double threshold, const std::function<v
   throw remote_error(root, text);
 }
 
-void agree_same(MPI_Comm comm, std::size_t count,
+void agree_same(MPI_Comm comm, detail::operation op, std::size_t count,
                 const std::function<std::vector<same_item>()>& local) {
   const int rank = detail::rank_of(comm);
-  std::exception_ptr err;
   std::vector<same_item> mine(count);
-  try {
-    mine = local();
-    if (mine.size() != count) throw error("exala: mpi: internal: agree_same count mismatch");
-  } catch (...) {
-    err = std::current_exception();
-    mine.assign(count, same_item{});
-  }
-  // Rank 0's values, and whether its own checks passed (last word).
-  std::vector<std::uint64_t> root(count + 1);
+  // The local checks, and the routine, in the fixed-size first agreement.
+  detail::agree(
+      comm,
+      [&] {
+        mine = local();
+        if (mine.size() != count) throw error("exala: mpi: internal: agree_same count mismatch");
+      },
+      {detail::same_operation(op)});
+  // Rank 0's values.
+  std::vector<std::uint64_t> root(count);
   for (std::size_t i = 0; i < count; ++i) root[i] = mine[i].value;
-  root[count] = err ? 0 : 1;
-  MPI_Bcast(root.data(), int(count + 1), MPI_UINT64_T, 0, comm);
+  MPI_Bcast(root.data(), int(count), MPI_UINT64_T, 0, comm);
   detail::agree(comm, [&] {
-    if (err) std::rethrow_exception(err);
-    if (root[count] == 0) return;  // rank 0 failed: remote_error from agree
     for (std::size_t i = 0; i < count; ++i) {
       const same_item& it = mine[i];
       if (it.value == root[i]) continue;
@@ -131,7 +128,7 @@ rank_engine make_rank_engine(MPI_Comm comm, const stripe_lu_options& opt) {
   }
   // Every rank passed the same engine name (option_items); each makes its
   // own device engine (its own CUDA context and device).
-  agree_same(comm, 1, [&] {
+  agree_same(comm, detail::operation::none, 1, [&] {
     f.dev = st::make_device_engine(opt.engine, opt.threads);
     if (!f.dev)
       throw not_compiled_in("the stripe LU engine '" + opt.engine +
@@ -207,9 +204,10 @@ void unpack_rows(const double* buf, i64 r0, i64 r, i64 nrhs, double* y, i64 ldy)
 
 // ------------------------------------------------------------------- impl
 
-stripe_lu::impl::impl(MPI_Comm c) {
+stripe_lu::impl::impl(MPI_Comm c, detail::operation op) {
   rank = detail::rank_of(c);
   P = detail::size_of(c);
+  detail::agree(c, [] {}, {detail::same_operation(op)});
   MPI_Comm_dup(c, &comm);
 }
 
@@ -573,9 +571,9 @@ refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double
 // bits of exala::stripe_lu on the whole matrix with the same (S, S', local
 // pivoting, engine), for any rank count.
 stripe_lu::stripe_lu(MPI_Comm comm, i64 n, const row_source& rows, const stripe_lu_options& opt)
-    : p_(std::make_unique<impl>(comm)) {
+    : p_(std::make_unique<impl>(comm, detail::operation::stripe_lu_in_memory)) {
   impl& s = *p_;
-  agree_same(s.comm, 9, [&] {
+  agree_same(s.comm, detail::operation::stripe_lu_in_memory, 9, [&] {
     check_options(opt);
     if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
     auto items = option_items(opt);
@@ -622,9 +620,9 @@ stripe_lu::stripe_lu(MPI_Comm comm, i64 n, const row_source& rows, const stripe_
 
 stripe_lu::stripe_lu(MPI_Comm comm, const std::vector<std::string>& system,
                      const std::string& rank_workdir, const stripe_lu_options& opt)
-    : p_(std::make_unique<impl>(comm)) {
+    : p_(std::make_unique<impl>(comm, detail::operation::stripe_lu_out_of_core)) {
   impl& s = *p_;
-  agree_same(s.comm, 8, [&] {
+  agree_same(s.comm, detail::operation::stripe_lu_out_of_core, 8, [&] {
     check_options(opt);
     if (system.empty()) throw invalid_argument("system", "is empty: give the system's work directories");
     if (rank_workdir.empty()) throw invalid_argument("rank_workdir", "is an empty path");
@@ -651,7 +649,7 @@ const stripe_lu_report& stripe_lu::report() const noexcept { return p_->rep; }
 // call), on every rank.
 void stripe_lu::solve(std::int64_t nrhs, double* b, std::int64_t ldb) const {
   const impl& s = *p_;
-  agree_same(s.comm, 2, [&] {
+  agree_same(s.comm, detail::operation::stripe_lu_solve, 2, [&] {
     check_rhs(s.n, nrhs, b, ldb, "b", "ldb");
     return std::vector<same_item>{{"nrhs", std::uint64_t(nrhs)},
                                   {"b", matrix_checksum(s.n, nrhs, b, ldb), same_item::data,
@@ -667,7 +665,7 @@ void stripe_lu::solve(std::int64_t nrhs, double* b, std::int64_t ldb) const {
 refine_report stripe_lu::solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb,
                                        double* x, std::int64_t ldx, int max_refine) const {
   const impl& s = *p_;
-  agree_same(s.comm, 3, [&] {
+  agree_same(s.comm, detail::operation::stripe_lu_solve_refined, 3, [&] {
     check_rhs(s.n, nrhs, b, ldb, "b", "ldb");
     check_rhs(s.n, nrhs, x, ldx, "x", "ldx");
     check_max_refine(max_refine);
@@ -682,7 +680,7 @@ refine_report stripe_lu::solve_refined(std::int64_t nrhs, const double* b, std::
 // Guarantee: as solve_refined, for the right-hand sides stored with the system.
 refine_report stripe_lu::solve_stored(std::vector<double>& x, int max_refine) const {
   const impl& s = *p_;
-  agree_same(s.comm, 1, [&] {
+  agree_same(s.comm, detail::operation::stripe_lu_solve_stored, 1, [&] {
     if (!s.sys)
       throw invalid_argument("solve_stored", "needs a stripe_lu made from a work directory");
     check_max_refine(max_refine);
@@ -703,7 +701,7 @@ refine_report stripe_lu::solve_stored(std::vector<double>& x, int max_refine) co
 double stripe_lu::backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb,
                                  const double* x, std::int64_t ldx) const {
   const impl& s = *p_;
-  agree_same(s.comm, 3, [&] {
+  agree_same(s.comm, detail::operation::stripe_lu_backward_error, 3, [&] {
     check_rhs(s.n, nrhs, b, ldb, "b", "ldb");
     check_rhs(s.n, nrhs, x, ldx, "x", "ldx");
     return std::vector<same_item>{{"nrhs", std::uint64_t(nrhs)},

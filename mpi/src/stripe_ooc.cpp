@@ -88,7 +88,7 @@ void stripe_lu::impl::open_out_of_core(const std::vector<std::string>& system,
   rank_dir = rank_workdir;
   // The shared system: every rank opens it (read only from here on) and
   // must see the same one.
-  agree_same(comm, 1, [&] {
+  agree_same(comm, detail::operation::none, 1, [&] {
     sys.emplace(st::store::open(system));
     return std::vector<same_item>{{"system", fingerprint(sys->info()), same_item::data,
                                    " system (the ranks see different manifests)"}};
@@ -154,7 +154,7 @@ void stripe_lu::impl::open_out_of_core(const std::vector<std::string>& system,
     }
   }
   detail::agree(comm, [&] { choose_sizes(true); });
-  agree_same(comm, 1, [&] {
+  agree_same(comm, detail::operation::none, 1, [&] {
     const std::uint64_t w[3] = {std::uint64_t(S), std::uint64_t(Sp), std::uint64_t(m)};
     return std::vector<same_item>{
         {"cache_bytes", st::checksum64(w, sizeof w), same_item::data,

@@ -489,6 +489,55 @@ void check_out_of_core(const ooc_case& c) {
 
 }  // namespace
 
+// Ranks that call different routines of the distributed LU (or another
+// collective of the layer) fail at their first agreement, on every rank and
+// with the routine named, instead of pairing unrelated collectives (a hang
+// or an MPI abort before): issue 15, "one agreement step before every
+// collective".
+BOOST_AUTO_TEST_CASE(different_routines_on_different_ranks) {
+  const int P = t::size(), me = t::rank(), last = P - 1;
+  if (P < 2) return;
+  const i64 n = 30;
+  const auto A = test_matrix(n, 23);
+  auto expect = [&](const std::string& got, const std::string& what) {
+    const std::string want = me == last ? "arg:operation" : "remote:" + std::to_string(last);
+    BOOST_TEST(got == want, what << " on rank " << me << ": " << got);
+  };
+  // Construction against a reduction (the constructor's first collective
+  // used to be MPI_Comm_dup).
+  std::vector<double> v(8, 1.0);
+  expect(outcome([&] {
+           if (me == last)
+             (void)exala::mpi::sum(MPI_COMM_WORLD, 8, v.data(), 1);
+           else
+             exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), base_options(8, 4));
+         }),
+         "constructor vs sum");
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), base_options(8, 4));
+  auto b = test_rhs(n, 1, 7);
+  std::vector<double> x(std::size_t(n), 0.0);
+  // Members whose first agreements had the same shape (3 values each) and
+  // used to pair silently, and members of different shapes.
+  expect(outcome([&] {
+           if (me == last)
+             (void)lu.backward_error(1, b.data(), n, b.data(), n);
+           else
+             (void)lu.solve_refined(1, b.data(), n, x.data(), n, 3);
+         }),
+         "solve_refined vs backward_error");
+  expect(outcome([&] {
+           auto y = b;
+           if (me == last)
+             (void)lu.solve_refined(1, b.data(), n, x.data(), n, 3);
+           else
+             lu.solve(1, y.data(), n);
+         }),
+         "solve vs solve_refined");
+  // The object still works on every rank afterwards.
+  auto y = b;
+  BOOST_TEST(outcome([&] { lu.solve(1, y.data(), n); }) == "ok");
+}
+
 BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process) {
   {
     ooc_case c{150, 2, 40, 0, base_options(32, 8), "n = 150, file stripe 40, S = 32, S' = 8"};
