@@ -894,6 +894,28 @@ BOOST_AUTO_TEST_CASE(argument_errors) {
   expect_invalid([] { exala::generate_ill_conditioned_trsv(10, 1e61); }, "cond", "gen cond=1e61");
   expect_invalid([] { exala::generate_ill_conditioned_trsv(1, 100.0); }, "cond", "gen n=1 cond=100");
   expect_invalid([] { exala::generate_ill_conditioned_trsv(2, 1e40); }, "cond", "gen n=2 cond=1e40");
+  // Issue 15, row 10: addresses that would pass 2^60 - 1 elements, refused
+  // naming the argument before anything is read (T of the generator would
+  // have n * n = 2^64 entries, which wrapped to 0).
+  const std::int64_t p62 = std::int64_t{1} << 62, p32 = std::int64_t{1} << 32;
+  for (const auto& [f, name] : solvers) {
+    expect_invalid([&] { f(RM, LO, N, NU, 2, a, p62, x, 1); }, "lda", name + " lda=2^62");
+    expect_invalid([&] { f(L::col_major, LO, N, NU, 2, a, INT64_MAX, x, 1); }, "lda", name + " lda=max");
+    expect_invalid([&] { f(RM, LO, N, NU, 2, a, 2, x, INT64_MIN); }, "incx", name + " incx=min");
+    expect_invalid([&] { f(RM, LO, N, NU, 2, a, 2, x, p62); }, "incx", name + " incx=2^62");
+    expect_invalid([&] { f(RM, LO, N, NU, p32, a, p32, x, 1); }, "a", name + " n=lda=2^32");
+    double one = 3.0;  // one element: any increment
+    BOOST_CHECK_NO_THROW(f(RM, LO, N, NU, 1, a, 1, &one, INT64_MIN));
+    BOOST_TEST(one == 3.0);
+    BOOST_TEST(x[0] == 1.0);
+    BOOST_TEST(x[1] == 2.0);
+  }
+  expect_invalid([&] { exala::skeel_condition(RM, LO, N, NU, 2, a, p62, x, 1); }, "lda", "skeel lda");
+  expect_invalid([&] { exala::skeel_condition(RM, LO, N, NU, 2, a, 2, x, INT64_MIN); }, "incx", "skeel incx");
+  expect_invalid([&] { exala::trsv_mpfr_solution(RM, LO, N, NU, 2, a, p62, x, 1); }, "lda", "mpfr lda 2^62");
+  expect_invalid([&] { exala::trsv_mpfr_solution(RM, LO, N, NU, 2, a, 2, x, -p62); }, "incb", "mpfr incb");
+  expect_invalid([&] { exala::trsv_mpfr_solution(RM, LO, N, NU, p32, a, p32, x, 1); }, "a", "mpfr n=2^32");
+  expect_invalid([] { exala::generate_ill_conditioned_trsv(std::int64_t{1} << 32, 10.0); }, "n", "gen n=2^32");
 }
 
 BOOST_AUTO_TEST_CASE(singular_diagonal_names_the_row) {

@@ -4,10 +4,11 @@
 // All solvers share exala::trsv's argument conventions (CBLAS order, BLAS
 // strides, x holds b on entry and the solution on exit, only the `ul`
 // triangle read (with diag::unit not the diagonal either), lda >= max(1, n),
-// a written vector may not have increment 0 when n > 1,
-// exala::invalid_argument naming the argument, and exala::singular_matrix
-// naming the smallest row with an exact zero on a non-unit diagonal, thrown
-// before anything is written).
+// a written vector may not have increment 0 when n > 1, a matrix or vector
+// whose addresses would pass 2^60 - 1 elements is refused (naming "a", lda
+// or the increment), exala::invalid_argument naming the argument, and
+// exala::singular_matrix naming the smallest row with an exact zero on a
+// non-unit diagonal, thrown before anything is written).
 //
 //   method            forward error (u = 2^-53)       reproducible
 //   trsv (blas2)      correctly rounded x_i from the   yes (any backend)
