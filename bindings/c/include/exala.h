@@ -12,7 +12,13 @@
  *    BLAS-style (n, pointer, increment; a negative increment walks backwards
  *    from x + (n-1)|inc|, as in BLAS). Matrices take a layout (row or column
  *    major) and a leading dimension, in CBLAS argument order; the enum values
- *    are CBLAS's, so CblasRowMajor etc. convert directly.
+ *    are CBLAS's, so CblasRowMajor etc. convert directly. No address is
+ *    formed that could overflow: a matrix with more than 2^60 - 1 entries,
+ *    or an increment or leading dimension whose largest element offset would
+ *    pass 2^60 - 1 (INT64_MIN, 2^62, ...), gives
+ *    EXALA_ERROR_INVALID_ARGUMENT naming it (e.g. 'c' for m = n = 2^32, 'lda'
+ *    for lda = 2^62), before anything is read or written. One element takes
+ *    any increment (it is never used).
  *  - `ex` selects the backend, the thread count, the rounding direction and
  *    the block size of one call. NULL means the process-wide default
  *    (exala_set_default_exec). The result bits never depend on the backend,
@@ -172,7 +178,9 @@ exala_status exala_superacc_equal(const exala_superacc* a, const exala_superacc*
  * (little-endian, versioned); for files and MPI reductions. */
 size_t exala_superacc_serialized_size(void);
 exala_status exala_superacc_serialize(const exala_superacc* acc, void* buffer, size_t size);
-/* EXALA_ERROR_FORMAT for data that is not a serialized accumulator. */
+/* EXALA_ERROR_FORMAT for data that is not a serialized accumulator, or whose
+ * digits or flags break the invariant of exala/superaccumulator.hpp (every
+ * accepted state merges with any other without overflow). */
 exala_status exala_superacc_deserialize(const void* buffer, size_t size, exala_superacc** acc);
 /* round(alpha * S + beta * c) and round(S / d), each rounded once from the
  * exact value (exala/exact_ops.hpp). */
