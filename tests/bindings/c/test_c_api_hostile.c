@@ -13,7 +13,7 @@
  * never used) check their exact result.
  *
  * Usage: test_c_api_hostile [group]  (blas1, blas2, blas3, solvers, stripe,
- * accum; default all). Every case runs; the exit status is 1 if any failed. */
+ * accum, enums; default all). Every case runs; the exit status is 1 if any failed. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -343,12 +343,42 @@ static void test_accum(void) {
   free(buf);
 }
 
+/* ------------------------------------------------------------------ enums
+ * A C caller can pass any int where an enum is expected. In C++ an enum
+ * without a fixed underlying type holds only the values of its smallest
+ * bit-field (exala_rounding: 0..3), and reading another one is undefined
+ * (UBSan: "load of value 4, which is not a valid value for type
+ * 'exala_rounding'"); exala.h gives the enums int as their fixed type in
+ * C++, so a bad value is an ordinary argument error. */
+
+static void test_enums(void) {
+  double a[4] = {2.0, 1.0, 0.0, 4.0}, x[2] = {1.0, 1.0}, y[2] = {0.0, 0.0}, r = 0.0;
+  exala_superacc* acc = NULL;
+  OK(exala_superacc_create(&acc));
+  REFUSED(exala_superacc_round(acc, (exala_rounding)4, &r), "mode");
+  REFUSED(exala_superacc_round_sqrt(acc, (exala_rounding)-1, &r), "mode");
+  REFUSED(exala_gemv((exala_layout)1000, EXALA_NO_TRANS, 2, 2, 1.0, a, 2, x, 1, 0.0, y, 1, NULL), "layout");
+  REFUSED(exala_gemv(EXALA_COL_MAJOR, (exala_transpose)INT32_MIN, 2, 2, 1.0, a, 2, x, 1, 0.0, y, 1, NULL),
+          "trans");
+  REFUSED(exala_trsv(EXALA_COL_MAJOR, (exala_uplo)-5, EXALA_NO_TRANS, EXALA_NON_UNIT, 2, a, 2, x, 1, NULL),
+          "uplo");
+  REFUSED(exala_trsv(EXALA_COL_MAJOR, EXALA_LOWER, EXALA_NO_TRANS, (exala_diag)255, 2, a, 2, x, 1, NULL),
+          "diag");
+  REFUSED(exala_trsm(EXALA_COL_MAJOR, (exala_side)100000, EXALA_LOWER, EXALA_NO_TRANS, EXALA_NON_UNIT, 2, 1,
+                     1.0, a, 2, x, 2, NULL),
+          "side");
+  REFUSED(exala_set_backend((exala_backend)99), "backend");
+  CHECK(x[0] == 1.0 && y[0] == 0.0);
+  exala_superacc_destroy(acc);
+}
+
 int main(int argc, char** argv) {
   struct {
     const char* name;
     void (*run)(void);
   } groups[] = {{"blas1", test_blas1}, {"blas2", test_blas2},   {"blas3", test_blas3},
-                {"solvers", test_solvers}, {"stripe", test_stripe}, {"accum", test_accum}};
+                {"solvers", test_solvers}, {"stripe", test_stripe}, {"accum", test_accum},
+                {"enums", test_enums}};
   size_t g;
   for (g = 0; g < sizeof groups / sizeof groups[0]; ++g)
     if (argc < 2 || strcmp(argv[1], groups[g].name) == 0) groups[g].run();
