@@ -706,6 +706,284 @@ BOOST_AUTO_TEST_CASE(deserialize_rejects_bad_data) {
   }
 }
 
+// ------------------------------------------------- issue 15, row 11
+// The carry-save invariant (exala/superaccumulator.hpp): in a normalized,
+// serializable state every digit but the top one is in [0, 2^32) and the top
+// digit in [-2^32, 2^32); flags use the low six bits. deserialize() accepts
+// exactly these states, so every accepted state merges with any other (and
+// with itself) without overflow, and rounds as its exact value says.
+
+namespace {
+
+constexpr int ND = superaccumulator::num_digits;
+constexpr std::int64_t p32 = std::int64_t{1} << 32;
+
+// A serialized state with the given flags and digits (no normalization: the
+// bytes say exactly what the test wants).
+std::vector<std::byte> state_bytes(std::uint64_t flags, const std::array<std::int64_t, ND>& d) {
+  std::vector<std::byte> b = superaccumulator().serialize();
+  auto put = [&](std::size_t at, std::uint64_t v) {
+    for (int k = 0; k < 8; ++k) b[at + k] = std::byte{static_cast<unsigned char>(v >> (8 * k))};
+  };
+  put(8, flags);
+  for (int i = 0; i < ND; ++i) put(16 + 8 * static_cast<std::size_t>(i), static_cast<std::uint64_t>(d[i]));
+  return b;
+}
+
+// The invariant, stated independently of the library.
+bool valid_state(std::uint64_t flags, const std::array<std::int64_t, ND>& d) {
+  if (flags >= 64) return false;
+  for (int i = 0; i < ND - 1; ++i)
+    if (d[i] < 0 || d[i] >= p32) return false;
+  return d[ND - 1] >= -p32 && d[ND - 1] < p32;
+}
+
+// The exact value of digits d (digit i weighs 2^(32 i - 2176)).
+exact_fixed value_of_digits(const std::array<std::int64_t, ND>& d) {
+  exact_fixed v;
+  for (int i = 0; i < ND; ++i) {
+    if (d[i] == 0) continue;
+    const bool neg = d[i] < 0;
+    const auto mag = static_cast<unsigned __int128>(neg ? -static_cast<__int128>(d[i]) : static_cast<__int128>(d[i]));
+    v.add_scaled(mag, 32 * i + superaccumulator::min_exponent, neg);
+  }
+  return v;
+}
+
+exact_fixed fixed_of(double x) { return exact_fixed(x); }
+
+// Whether r is v rounded in `mode` (IEEE, overflow to +-inf or +-DBL_MAX by
+// direction), checked by exact comparisons only.
+bool is_rounding_of(const exact_fixed& v, double r, rounding mode) {
+  if (std::isnan(r)) return false;
+  const int sg = v.sign();
+  if (sg == 0) return r == 0.0;
+  if (r != 0.0 && (r < 0) != (sg < 0)) return false;
+  const exact_fixed a = v.abs();
+  const double m = std::fabs(r);
+  const bool neg = sg < 0;
+  const bool away = (mode == RU && !neg) || (mode == RD && neg);  // magnitude rounded up
+  exact_fixed over;  // the overflow threshold of nearest: DBL_MAX + 2^970
+  over.add(DBL_MAX);
+  over.add_scaled(1, 970, false);
+  if (std::isinf(m)) {
+    if (mode == RN) return compare(a, over) >= 0;
+    return away && compare(a, fixed_of(DBL_MAX)) > 0;
+  }
+  if (mode == RN) {
+    // 2|v| between m + pred(m) and m + succ(m) (succ(DBL_MAX) = 2^1024:
+    // DBL_MAX + 2^1024 = 2 over); ties pass either way (random data never
+    // hits one exactly)
+    exact_fixed two_a = a, lo, hi = fixed_of(m);
+    two_a.add(a);
+    if (m > 0.0) lo = fixed_of(m), lo.add(fixed_of(std::nextafter(m, 0.0)));
+    if (m == DBL_MAX) hi = over, hi.add(over);
+    else hi.add(fixed_of(std::nextafter(m, inf)));
+    return compare(two_a, lo) >= 0 && compare(two_a, hi) <= 0;
+  }
+  // directed: m <= |v| < succ(m) (magnitude down) or pred(m) < |v| <= m (up)
+  if (!away) {
+    if (compare(fixed_of(m), a) > 0) return false;
+    return m == DBL_MAX || compare(a, fixed_of(std::nextafter(m, inf))) < 0;
+  }
+  if (compare(fixed_of(m), a) < 0) return false;
+  return m == 0.0 || compare(a, fixed_of(std::nextafter(m, 0.0))) > 0;
+}
+
+// The rounding a state's flags impose, or nothing for a finite value.
+bool special_rounding(std::uint64_t flags, double& r) {
+  if ((flags & 1) || ((flags & 2) && (flags & 4))) return r = qnan, true;
+  if (flags & 2) return r = inf, true;
+  if (flags & 4) return r = -inf, true;
+  return false;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(deserialize_enforces_the_carry_save_invariant) {
+  std::array<std::int64_t, ND> d{};
+  d[0] = 1;
+  auto accepted = [](const std::vector<std::byte>& b) {
+    try {
+      (void)superaccumulator::deserialize(b);
+      return true;
+    } catch (const exala::format_error&) {
+      return false;
+    }
+  };
+  // The issue's state: top digit INT64_MAX was accepted, merge(a, a)
+  // overflowed and +inf doubled rounded to -inf.
+  for (const std::int64_t top : {INT64_MAX, INT64_MIN, INT64_MIN + 1, p32, -p32 - 1, std::int64_t{1} << 62}) {
+    d[ND - 1] = top;
+    BOOST_TEST(!accepted(state_bytes(0, d)), "top digit " << top);
+  }
+  // Just inside the bounds.
+  for (const std::int64_t top : {p32 - 1, -p32, std::int64_t{0}, std::int64_t{-1}}) {
+    d[ND - 1] = top;
+    BOOST_TEST(accepted(state_bytes(0, d)), "top digit " << top);
+  }
+  d[ND - 1] = 0;
+  // Lower digits: [0, 2^32) inside, -1 and 2^32 outside, at every position.
+  for (int i = 0; i < ND - 1; ++i) {
+    std::array<std::int64_t, ND> e{};
+    e[i] = p32 - 1;
+    BOOST_TEST(accepted(state_bytes(0, e)), "digit " << i);
+    e[i] = p32;
+    BOOST_TEST(!accepted(state_bytes(0, e)), "digit " << i);
+    e[i] = -1;
+    BOOST_TEST(!accepted(state_bytes(0, e)), "digit " << i);
+  }
+  // Flags: any combination of the six bits, nothing else.
+  for (std::uint64_t f = 0; f < 64; ++f) BOOST_TEST(accepted(state_bytes(f, d)), "flags " << f);
+  for (const std::uint64_t f : {std::uint64_t{64}, std::uint64_t{65}, std::uint64_t{1} << 63}) BOOST_TEST(!accepted(state_bytes(f, d)), "flags " << f);
+  // The message names the digit and the bound.
+  d[ND - 1] = INT64_MAX;
+  try {
+    (void)superaccumulator::deserialize(state_bytes(0, d));
+  } catch (const exala::format_error& e) {
+    BOOST_TEST(std::string(e.what()).find("top digit") != std::string::npos, e.what());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(extreme_accepted_states_merge_exactly) {
+  // The largest accepted value (every digit 2^32 - 1: 2^2176 - 2^-2176) and
+  // the most negative one (-2^2176), and both with the lowest digit only.
+  std::array<std::int64_t, ND> top{}, bottom{};
+  top.fill(p32 - 1);
+  bottom[ND - 1] = -p32;
+  const superaccumulator a = superaccumulator::deserialize(state_bytes(16 | 32 | 8, top));
+  const superaccumulator b = superaccumulator::deserialize(state_bytes(16 | 32 | 8, bottom));
+  const exact_fixed va = value_of_digits(top), vb = value_of_digits(bottom);
+  BOOST_TEST((value_of(a) == va));
+  // merge with itself, with the other, up to 30 times: exact (the value is
+  // checked digit by digit against the integer oracle), rounding correct
+  superaccumulator aa = a, bb = b, ab = a;
+  exact_fixed vaa = va, vbb = vb, vab = va;
+  ab.merge(b);
+  vab.add(vb);
+  BOOST_TEST((value_of(ab) == vab));
+  for (int k = 1; k <= 30; ++k) {
+    aa.merge(aa);
+    bb.merge(bb);
+    vaa.add(vaa);
+    vbb.add(vbb);
+    BOOST_TEST_CONTEXT("doubled " << k << " times") {
+      BOOST_TEST((value_of(aa) == vaa));
+      BOOST_TEST((value_of(bb) == vbb));
+      BOOST_TEST(same_bits(aa.round(RN), inf));
+      BOOST_TEST(same_bits(aa.round(RZ), DBL_MAX));
+      BOOST_TEST(same_bits(bb.round(RN), -inf));
+      BOOST_TEST(same_bits(bb.round(RU), -DBL_MAX));
+      BOOST_TEST(same_bits(aa.round_sqrt(RN), inf));
+    }
+  }
+  // a + (-a) is exactly zero; (a + s) - a is exactly s
+  superaccumulator z = a, na = a;
+  na.negate();
+  z.merge(na);
+  BOOST_TEST(z.is_zero());
+  superaccumulator t = a;
+  t.add(0x1.8p-1074);
+  t.add_product(3.0, 0x1p-1000);
+  t.merge(na);
+  BOOST_TEST(same_bits(t.round(RN), 3.0 * 0x1p-1000));
+  // Beyond the documented capacity (the top digit past 2^62) merges saturate
+  // instead of wrapping: the sign is kept and the value still rounds to the
+  // right infinity, however often it is doubled.
+  superaccumulator big = a, small = b;
+  for (int k = 0; k < 200; ++k) {
+    big.merge(big);
+    small.merge(small);
+    BOOST_TEST_REQUIRE(big.sign() == 1);
+    BOOST_TEST_REQUIRE(small.sign() == -1);
+  }
+  BOOST_TEST(same_bits(big.round(RN), inf));
+  BOOST_TEST(same_bits(big.round(RD), DBL_MAX));
+  BOOST_TEST(same_bits(small.round(RN), -inf));
+  BOOST_TEST(std::isnan(small.round_sqrt(RN)));
+  // a saturated state is beyond the range: its serialization is refused
+  BOOST_CHECK_THROW((void)superaccumulator::deserialize(big.serialize()), exala::format_error);
+}
+
+// Random buffers, valid and invalid (digits near and beyond every bound,
+// random flags): deserialize() must accept exactly the valid ones; every
+// accepted pair is merged (and the sum doubled up to 28 times) and must
+// hold the exact value of the integer oracle and round to its correct
+// rounding in all four directions.
+BOOST_AUTO_TEST_CASE(random_states_deserialize_merge_round) {
+  rng_t r(1515);
+  auto random_state = [&](std::uint64_t& flags, std::array<std::int64_t, ND>& d) {
+    d.fill(0);
+    const unsigned kind = r() % 10;
+    flags = kind == 0 ? (r() % 4 == 0 ? (r() | 64) : r() % 128) : (r() % 8 == 0 ? r() % 64 : 8 | 16 | 32);
+    // the height: digits above it are 0 (or all ones below a top of -1)
+    const int h = static_cast<int>(r() % ND);
+    const bool neg = r() % 2 != 0;
+    for (int i = 0; i < ND - 1; ++i) d[i] = i < h ? static_cast<std::int64_t>(r() & 0xffffffffu) : (neg ? p32 - 1 : 0);
+    d[ND - 1] = neg ? -1 : 0;
+    switch (r() % 8) {
+      case 0: d[ND - 1] = static_cast<std::int64_t>(r() % static_cast<std::uint64_t>(2 * p32)) - p32; break;
+      case 1: d[ND - 1] = (r() % 2) ? p32 - 1 + static_cast<std::int64_t>(r() % 3) : -p32 - static_cast<std::int64_t>(r() % 3) + 1; break;
+      case 2: d[ND - 1] = static_cast<std::int64_t>(r()); break;  // any 64 bits
+      case 3: d[r() % (ND - 1)] = (r() % 2) ? -static_cast<std::int64_t>(1 + r() % 5) : p32 + static_cast<std::int64_t>(r() % 5); break;
+      default: break;
+    }
+  };
+  int accepted_count = 0, rejected_count = 0, rounded = 0;
+  std::vector<std::pair<superaccumulator, std::uint64_t>> pool;
+  std::vector<exact_fixed> pool_values;
+  for (int it = 0; it < 3000; ++it) {
+    std::uint64_t f;
+    std::array<std::int64_t, ND> d;
+    random_state(f, d);
+    const bool valid = valid_state(f, d);
+    bool ok = true;
+    superaccumulator s;
+    try {
+      s = superaccumulator::deserialize(state_bytes(f, d));
+    } catch (const exala::format_error&) {
+      ok = false;
+    }
+    BOOST_TEST_REQUIRE(ok == valid, "iteration " << it << ": flags " << f << " top " << d[ND - 1]);
+    if (!ok) {
+      ++rejected_count;
+      continue;
+    }
+    ++accepted_count;
+    pool.emplace_back(s, f);
+    pool_values.push_back(value_of_digits(d));
+  }
+  BOOST_TEST(accepted_count > 1000);
+  BOOST_TEST(rejected_count > 300);
+  for (std::size_t i = 0; i + 1 < pool.size(); i += 2) {
+    superaccumulator m = pool[i].first;
+    m.merge(pool[i + 1].first);
+    exact_fixed v = pool_values[i];
+    v.add(pool_values[i + 1]);
+    // 2^(k+1) in-range states: within the documented capacity (2^29) for k <= 28
+    const int doublings = static_cast<int>(r() % 29);
+    for (int k = 0; k < doublings; ++k) {
+      m.merge(m);
+      v.add(v);
+    }
+    BOOST_TEST_CONTEXT("pair " << i << ", doubled " << doublings << " times") {
+      BOOST_TEST_REQUIRE((value_of(m) == v));
+      const std::uint64_t flags = pool[i].second | pool[i + 1].second;
+      for (rounding mode : all_modes) {
+        const double got = m.round(mode);
+        double want;
+        if (special_rounding(flags, want)) {
+          BOOST_TEST(same_bits(got, want), name(mode));
+        } else if (v.sign() != 0) {
+          ++rounded;
+          BOOST_TEST(is_rounding_of(v, got, mode), name(mode) << ": " << hex(got));
+        }
+      }
+    }
+  }
+  BOOST_TEST(rounded > 1000);
+}
+
 BOOST_AUTO_TEST_CASE(negate_and_sign) {
   rng_t r(26);
   for (int rep = 0; rep < 200; ++rep) {

@@ -36,6 +36,7 @@
 
 #include "exala/backend.hpp"
 #include "exala/blas1.hpp"
+#include "exala/checked.hpp"
 #include "exala/error.hpp"
 #include "exala/superaccumulator.hpp"
 #include "mpfr_oracle.hpp"
@@ -793,6 +794,74 @@ BOOST_AUTO_TEST_CASE(argument_errors) {
     BOOST_CHECK_THROW(exala::sum(v, exala::exec{backend::opencl}), exala::not_compiled_in);
     BOOST_CHECK_THROW(exala::dot(0, nullptr, 1, nullptr, 1, exala::exec{backend::opencl}),
                       exala::not_compiled_in);
+  }
+}
+
+// Issue 15, row 10: an increment whose address (n-1)*|inc| would pass
+// 2^60 - 1 elements (or not be representable at all) is refused naming it,
+// before any element is read, on every backend; one element takes any
+// increment (it is never used: no address is formed from it, so INT64_MIN
+// is fine); a count above 2^60 - 1 is refused even with increment 0.
+BOOST_AUTO_TEST_CASE(address_overflow) {
+  const std::vector<double> v = {1.0, 2.0, 3.0};
+  const std::int64_t bad[] = {INT64_MIN, INT64_MIN + 1, -(std::int64_t{1} << 62),
+                              std::int64_t{1} << 62, std::int64_t{1} << 60, INT64_MAX};
+  auto names = [](const char* arg) {
+    return [arg](const exala::invalid_argument& e) {
+      return e.argument() == arg && std::string(e.what()).find(arg) != std::string::npos;
+    };
+  };
+  for (const config& c : all_configs()) {
+    const exala::exec ex{c.b, c.threads};
+    BOOST_TEST_CONTEXT(describe(c, exala::active_kernel_set())) {
+      exala::superaccumulator a;
+      for (const std::int64_t inc : bad) {
+        BOOST_TEST_CONTEXT("inc " << inc) {
+          BOOST_CHECK_EXCEPTION(exala::sum(2, v.data(), inc, ex), exala::invalid_argument, names("incx"));
+          BOOST_CHECK_EXCEPTION(exala::asum(3, v.data(), inc, ex), exala::invalid_argument, names("incx"));
+          BOOST_CHECK_EXCEPTION(exala::nrm2(2, v.data(), inc, ex), exala::invalid_argument, names("incx"));
+          BOOST_CHECK_EXCEPTION(exala::dot(2, v.data(), inc, v.data(), 1, ex), exala::invalid_argument,
+                                names("incx"));
+          BOOST_CHECK_EXCEPTION(exala::dot(2, v.data(), -1, v.data(), inc, ex), exala::invalid_argument,
+                                names("incy"));
+          BOOST_CHECK_EXCEPTION(exala::sum_into(a, 2, v.data(), inc, ex), exala::invalid_argument,
+                                names("incx"));
+          BOOST_CHECK_EXCEPTION(exala::asum_into(a, 2, v.data(), inc, ex), exala::invalid_argument,
+                                names("incx"));
+          BOOST_CHECK_EXCEPTION(exala::dot_into(a, 2, v.data(), 1, v.data(), inc, ex),
+                                exala::invalid_argument, names("incy"));
+          // one element: the increment is not used
+          BOOST_TEST(same_bits(exala::sum(1, v.data() + 1, inc, ex), 2.0));
+          BOOST_TEST(same_bits(exala::dot(1, v.data() + 2, inc, v.data() + 1, inc, ex), 6.0));
+          BOOST_TEST(same_bits(exala::nrm2(1, v.data() + 2, inc, ex), 3.0));
+        }
+      }
+      BOOST_TEST(a.is_zero());
+      // the largest accepted offset: (n-1)*|inc| = 2^60 - 2 (only checked, not
+      // read: n = 0 would skip the check, so the span is tested directly)
+      BOOST_TEST(exala::detail::vector_span(2, (std::int64_t{1} << 60) - 2).value() ==
+                 (std::int64_t{1} << 60) - 1);
+      BOOST_TEST(!exala::detail::vector_span(2, (std::int64_t{1} << 60) - 1).has_value());
+      // counts above 2^60 - 1 with increment 0 (2^63 steps: a hang otherwise)
+      BOOST_CHECK_EXCEPTION(exala::sum(INT64_MAX, v.data(), 0, ex), exala::invalid_argument, names("n"));
+      BOOST_CHECK_EXCEPTION(exala::dot(std::int64_t{1} << 60, v.data(), 0, v.data(), 0, ex),
+                            exala::invalid_argument, names("n"));
+      BOOST_CHECK_EXCEPTION(exala::nrm2(INT64_MAX, v.data(), 0, ex), exala::invalid_argument, names("n"));
+    }
+  }
+}
+
+// The omp split of [0, n) into parts never forms n * t (which overflows for
+// counts above 2^53 with 1024 threads): the split points are exact.
+BOOST_AUTO_TEST_CASE(omp_split_points_exact) {
+  const std::int64_t n = (std::int64_t{1} << 60) - 1;
+  for (std::int64_t parts : {1, 3, 7, 1000, 1024}) {
+    BOOST_TEST(exala::detail::split_point(n, 0, parts) == 0);
+    BOOST_TEST(exala::detail::split_point(n, parts, parts) == n);
+    for (std::int64_t t = 1; t < parts; t += parts / 7 + 1) {
+      const auto exact = static_cast<std::int64_t>(static_cast<__int128>(n) * t / parts);
+      BOOST_TEST(exala::detail::split_point(n, t, parts) == exact);
+    }
   }
 }
 

@@ -503,6 +503,43 @@ BOOST_AUTO_TEST_CASE(argument_errors) {
   // threads out of range
   EXPECT_ARG(exala::axpy(2, 1.0, x, 1, y, 1, exala::exec{backend::omp, -1}), "threads");
   EXPECT_ARG(exala::scal(2, 1.0, x, 1, exala::exec{backend::omp, 5000}), "threads");
+  // Issue 15, row 10: increments whose address (n-1)*|inc| passes 2^60 - 1
+  // elements are refused naming them, before anything is read or written,
+  // on every backend, also on axpy's alpha == 0 quick return; one element
+  // takes any increment (no address is formed from it).
+  for (const backend b : {backend::reference, backend::simd, backend::omp}) {
+    if (!exala::is_compiled_in(b)) continue;
+    const exala::exec e{b, 2};
+    double u[2] = {1.0, 2.0}, w[2] = {5.0, 6.0};
+    for (const std::int64_t inc : {INT64_MIN, -(std::int64_t{1} << 62), std::int64_t{1} << 62,
+                                   std::int64_t{1} << 60, INT64_MAX}) {
+      BOOST_TEST_CONTEXT(exala::to_string(b) << " inc " << inc) {
+        EXPECT_ARG(exala::axpy(2, 2.0, u, inc, w, 1, e), "incx");
+        EXPECT_ARG(exala::axpy(2, 2.0, u, 1, w, inc, e), "incy");
+        EXPECT_ARG(exala::axpy(2, 0.0, u, 1, w, inc, e), "incy");
+        EXPECT_ARG(exala::scal(2, 2.0, u, inc, e), "incx");
+        EXPECT_ARG(exala::copy(2, u, inc, w, 1, e), "incx");
+        EXPECT_ARG(exala::copy(2, u, 1, w, inc, e), "incy");
+        EXPECT_ARG(exala::swap(2, u, inc, w, 1, e), "incx");
+        EXPECT_ARG(exala::swap(2, u, 1, w, inc, e), "incy");
+        EXPECT_ARG(exala::iamax(2, u, inc, e), "incx");
+      }
+    }
+    BOOST_TEST((u[0] == 1.0 && u[1] == 2.0 && w[0] == 5.0 && w[1] == 6.0));
+    // counts above 2^60 - 1 (with increment 0 no address grows: a hang otherwise)
+    EXPECT_ARG(exala::iamax(INT64_MAX, u, 0, e), "n");
+    EXPECT_ARG(exala::axpy(std::int64_t{1} << 60, 1.0, u, 0, w, 1, e), "n");
+    // one element: any increment
+    exala::axpy(1, 2.0, u, INT64_MIN, w, INT64_MIN, e);
+    BOOST_TEST(w[0] == 7.0);
+    exala::scal(1, 3.0, u, INT64_MIN, e);
+    BOOST_TEST(u[0] == 3.0);
+    exala::copy(1, u + 1, INT64_MIN, w + 1, INT64_MAX, e);
+    BOOST_TEST(w[1] == 2.0);
+    exala::swap(1, u, INT64_MIN, w, INT64_MIN, e);
+    BOOST_TEST((u[0] == 7.0 && w[0] == 3.0));
+    BOOST_TEST(exala::iamax(1, u, INT64_MIN, e) == 0);
+  }
   // span size mismatch
   std::vector<double> a(3), b(4);
   EXPECT_ARG(exala::axpy(1.0, std::span<const double>(a), std::span<double>(b)), "y");

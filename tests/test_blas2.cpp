@@ -216,6 +216,52 @@ BOOST_AUTO_TEST_CASE(gemv_bad_arguments) {
   BOOST_TEST(same_bits(y[0], 3.0));
 }
 
+// Issue 15, row 10: a leading dimension or an increment whose address would
+// pass 2^60 - 1 elements, or a matrix with more entries, is refused naming
+// it before anything is read or written, on every backend and also on the
+// paths that read neither A nor x (alpha == 0); one element takes any
+// increment.
+BOOST_AUTO_TEST_CASE(gemv_trsv_address_overflow) {
+  const double a[4] = {2, 1, 0, 4};
+  double x[2] = {1, 1}, y[2] = {9, 9};
+  const std::int64_t p62 = std::int64_t{1} << 62, p32 = std::int64_t{1} << 32;
+  auto expect = [](const std::string& arg, auto&& f) {
+    try {
+      f();
+      BOOST_ERROR("no exception for " << arg);
+    } catch (const invalid_argument& e) {
+      BOOST_TEST(e.argument() == arg, "argument " << e.argument() << " (" << e.what() << ")");
+      BOOST_TEST(std::string(e.what()).find("2^60") != std::string::npos, e.what());
+    }
+  };
+  const auto L = uplo::lower;
+  const auto N = transpose::none, T = transpose::trans;
+  const auto D = diag::non_unit;
+  for (const config& c : all_configs()) {
+    const exec ex{c.b, c.threads};
+    BOOST_TEST_CONTEXT(describe(c, active_kernel_set())) {
+      for (const layout lay : layouts) {
+        expect("lda", [&] { gemv(lay, N, 2, 2, 1, a, p62, x, 1, 0, y, 1, ex); });
+        expect("lda", [&] { gemv(lay, T, 2, 2, 1, a, INT64_MAX, x, 1, 0, y, 1, ex); });
+        expect("incx", [&] { gemv(lay, N, 2, 2, 1, a, 2, x, INT64_MIN, 0, y, 1, ex); });
+        expect("incy", [&] { gemv(lay, N, 2, 2, 1, a, 2, x, 1, 0, y, p62, ex); });
+        expect("incy", [&] { gemv(lay, N, 2, 2, 0, a, 2, x, 1, 2, y, INT64_MIN, ex); });  // alpha == 0
+        expect("a", [&] { gemv(lay, N, p32, p32, 1, a, p32, x, 1, 0, y, 1, ex); });
+        expect("lda", [&] { trsv(lay, L, N, D, 2, a, p62, x, 1, ex); });
+        expect("incx", [&] { trsv(lay, L, T, D, 2, a, 2, x, INT64_MIN, ex); });
+        expect("incx", [&] { trsv(lay, L, N, diag::unit, 2, a, 2, x, -p62, ex); });
+        expect("a", [&] { trsv(lay, L, N, D, p32, a, p32, x, 1, ex); });
+      }
+      BOOST_TEST((x[0] == 1 && x[1] == 1 && y[0] == 9 && y[1] == 9));
+      double y1 = 5, x1 = 6;
+      gemv(layout::col_major, N, 1, 1, 1, a, 1, x, INT64_MIN, 0, &y1, INT64_MIN, ex);
+      BOOST_TEST(same_bits(y1, 2.0));
+      trsv(layout::row_major, L, N, D, 1, a, 1, &x1, INT64_MIN, ex);
+      BOOST_TEST(same_bits(x1, 3.0));
+    }
+  }
+}
+
 // ------------------------------------------------------------------- trsv
 
 namespace {

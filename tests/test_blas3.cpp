@@ -928,6 +928,71 @@ BOOST_AUTO_TEST_CASE(gemm_argument_errors) {
   BOOST_CHECK_NO_THROW(exala::gemm(L::row_major, N, N, 2, 2, 0, 1.0, nullptr, 1, nullptr, 2, 2.0, c.data(), 2));
 }
 
+// Issue 15, row 10: m = n = ldc = 2^32 with k = 0 is a legitimate-looking call
+// whose C has 2^64 entries (m * n wraps to 0): refused naming C, before it
+// is touched, as is every leading dimension whose address would pass 2^60 - 1
+// elements, on every backend, also when A and B are not read (k == 0 or
+// alpha == 0); trsm likewise (also for alpha == 0, where A is not read).
+BOOST_AUTO_TEST_CASE(gemm_trsm_address_overflow) {
+  std::vector<double> a(4, 1.0), b(4, 2.0), c(4, 7.0);
+  const std::vector<double> a0 = a, b0 = b, c0 = c;
+  const std::int64_t p62 = std::int64_t{1} << 62, p32 = std::int64_t{1} << 32;
+  auto names = [](const char* arg) {
+    return [arg](const exala::invalid_argument& e) {
+      const std::string msg = e.what();
+      return e.argument() == arg && msg.find("2^60") != std::string::npos;
+    };
+  };
+  using T = exala::transpose;
+  const auto N = T::none, Tt = T::trans;
+  for (const config& cf : all_configs()) {
+    const exala::exec ex{cf.b, cf.threads};
+    BOOST_TEST_CONTEXT(describe(cf, exala::active_kernel_set())) {
+      for (const layout lay : {layout::col_major, layout::row_major}) {
+        BOOST_CHECK_EXCEPTION(exala::gemm(lay, N, N, p32, p32, 0, 1.0, a.data(), p32, b.data(), p32, 0.0,
+                                          c.data(), p32, ex),
+                              exala::invalid_argument, names("c"));
+        BOOST_CHECK_EXCEPTION(exala::gemm(lay, N, N, p32, p32, 0, 0.0, nullptr, p32, nullptr, p32, 2.0,
+                                          c.data(), p32, ex),
+                              exala::invalid_argument, names("c"));
+        BOOST_CHECK_EXCEPTION(exala::gemm(lay, N, N, 2, 2, 2, 1.0, a.data(), p62, b.data(), 2, 0.0,
+                                          c.data(), 2, ex),
+                              exala::invalid_argument, names("lda"));
+        BOOST_CHECK_EXCEPTION(exala::gemm(lay, Tt, Tt, 2, 2, 2, 1.0, a.data(), 2, b.data(), INT64_MAX, 0.0,
+                                          c.data(), 2, ex),
+                              exala::invalid_argument, names("ldb"));
+        BOOST_CHECK_EXCEPTION(exala::gemm(lay, N, Tt, 2, 2, 2, 1.0, a.data(), 2, b.data(), 2, 0.0,
+                                          c.data(), p62, ex),
+                              exala::invalid_argument, names("ldc"));
+        BOOST_CHECK_EXCEPTION(exala::gemm(lay, N, N, 2, 2, 0, 1.0, a.data(), 2, b.data(), 2, 3.0,
+                                          c.data(), p62, ex),
+                              exala::invalid_argument, names("ldc"));
+        BOOST_CHECK_EXCEPTION(exala::gemm(lay, N, N, p32, 1, p32, 1.0, a.data(), p32, b.data(), p32, 0.0,
+                                          c.data(), p32, ex),
+                              exala::invalid_argument, names("a"));
+        for (const side sd : {side::left, side::right}) {
+          BOOST_CHECK_EXCEPTION(exala::trsm(lay, sd, uplo::lower, N, diag::non_unit, 2, 2, 1.0, a.data(), p62,
+                                            b.data(), 2, ex),
+                                exala::invalid_argument, names("lda"));
+          BOOST_CHECK_EXCEPTION(exala::trsm(lay, sd, uplo::upper, Tt, diag::unit, 2, 2, 1.0, a.data(), 2,
+                                            b.data(), p62, ex),
+                                exala::invalid_argument, names("ldb"));
+          BOOST_CHECK_EXCEPTION(exala::trsm(lay, sd, uplo::lower, N, diag::non_unit, 2, 2, 0.0, a.data(), 2,
+                                            b.data(), INT64_MAX, ex),
+                                exala::invalid_argument, names("ldb"));
+          BOOST_CHECK_EXCEPTION(exala::trsm(lay, sd, uplo::lower, N, diag::non_unit, p32, p32, 1.0, a.data(),
+                                            p32, b.data(), p32, ex),
+                                exala::invalid_argument, names("a"));
+        }
+        BOOST_CHECK_EXCEPTION(exala::trsm(lay, side::left, uplo::lower, N, diag::non_unit, 1, p62, 0.0,
+                                          a.data(), 1, b.data(), p62, ex),
+                              exala::invalid_argument, names("b"));
+      }
+      BOOST_TEST((a == a0 && b == b0 && c == c0));  // nothing read into, nothing written
+    }
+  }
+}
+
 // ================================================================== trsm
 
 namespace {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -262,6 +263,28 @@ BOOST_AUTO_TEST_CASE(gemv_device_conventions_and_errors) {
   expect("ldb", [&] {
     opencl::trsm(layout::col_major, side::left, uplo::lower, transpose::none, diag::non_unit, 2, 1, 1.0, a, 2, xv, 1);
   });
+  // Issue 15, row 10: spans whose address arithmetic overflows (they wrapped
+  // to a negative count, which passed the buffer-size check) are refused
+  // naming the leading dimension or the increment.
+  const i64 imax = std::numeric_limits<i64>::max(), imin = std::numeric_limits<i64>::min();
+  expect("lda", [&] { opencl::gemv(layout::row_major, transpose::none, 2, 2, 1, a, imax, x, 1, 0, y, 1); });
+  expect("incx", [&] { opencl::gemv(layout::row_major, transpose::none, 2, 2, 1, a, 2, x, imin, 0, y, 1); });
+  expect("incy", [&] { opencl::gemv(layout::row_major, transpose::none, 2, 2, 0, a, 2, x, 1, 2, y, imin); });
+  expect("ldc", [&] {
+    opencl::gemm(layout::col_major, transpose::none, transpose::none, 2, 2, 2, 1, a, 2, a, 2, 0, y, imax);
+  });
+  expect("lda", [&] {
+    opencl::trsv(layout::row_major, uplo::lower, transpose::none, diag::non_unit, 2, a, imax, xv, 1);
+  });
+  expect("incx", [&] { opencl::trsv(layout::row_major, uplo::lower, transpose::none, diag::non_unit, 2, a, 2, xv, imin); });
+  expect("ldb", [&] {
+    opencl::trsm(layout::col_major, side::left, uplo::lower, transpose::none, diag::non_unit, 2, 2, 1.0, a, 2, xv, imax);
+  });
+  // one element: any increment (never used)
+  opencl::buffer y1(std::vector<double>{7.0});
+  opencl::gemv(layout::col_major, transpose::none, 1, 1, 1.0, a, 1, x, imin, 0.0, y1, imin);
+  y1.read(h.data(), 1);
+  BOOST_TEST(same_bits(h[0], 1.0));
 }
 
 // ------------------------------------------------------------------ trsv

@@ -757,6 +757,75 @@ BOOST_AUTO_TEST_CASE(skeel_condition_small_cases) {
   BOOST_TEST(std::isnan(exala::skeel_condition(layout::row_major, uplo::lower, transpose::none, diag::non_unit, 2, t2, 2, z2, 1)));
 }
 
+// Skeel's condition number is invariant under scaling op(A) and x by powers
+// of two (exact scalings): cond(2^p D T, 2^q x) = cond(T, x). Computed
+// unscaled, y = |T| |x| overflowed for data near 2^+-1000 (inf or NaN for a
+// perfectly conditioned finite problem), or underflowed to 0 (a condition
+// below 1, which Skeel's is never). Issue 15: norms that can overflow are
+// computed scaled.
+BOOST_AUTO_TEST_CASE(skeel_condition_scaled_data) {
+  const std::int64_t n = 12;
+  const exala::trsv_problem p = exala::generate_ill_conditioned_trsv(n, 1e6, 3);
+  const std::vector<double>& x = p.b;  // any vector without zeros
+  int compared = 0;
+  for (layout lay : {layout::row_major, layout::col_major})
+    for (transpose tt : {transpose::none, transpose::trans})
+      for (diag dg : {diag::non_unit, diag::unit}) {
+        const stored s = store(p.t, n, true, lay, tt, dg, 1);
+        const double base = exala::skeel_condition(s.lay, s.ul, s.trans, s.dg, n, s.a.data(), s.lda, x.data(), 1);
+        BOOST_TEST_CONTEXT(describe(s) << " cond " << base) {
+          BOOST_TEST((std::isfinite(base) && base >= 1.0));
+          // rows of op(A) scaled by 2^pa (every other one by 2^(pa - 30)); a
+          // unit diagonal is not scaled, so then only x is
+          for (const int pa : {-1000, -600, 0, 600, 1000}) {
+            if (dg == diag::unit && pa != 0) continue;
+            // (scalings that are not exact, into the subnormals or beyond
+            // DBL_MAX, would change the problem: skipped)
+            bool exact = true;
+            auto scaled = [&exact](double v, int e) {
+              const double r = std::ldexp(v, e);
+              exact = exact && std::ldexp(r, -e) == v;
+              return r;
+            };
+            matrix m = p.t;
+            if (dg == diag::non_unit)
+              for (std::int64_t i = 0; i < n; ++i)
+                for (std::int64_t j = 0; j <= i; ++j) m[i * n + j] = scaled(m[i * n + j], pa - (i % 2 ? 30 : 0));
+            const stored t = store(m, n, true, lay, tt, dg, 1);
+            for (const int px : {-1000, -900, 0, 900, 1015}) {
+              const bool rows_exact = exact;
+              std::vector<double> xs(x.size());
+              for (std::size_t i = 0; i < x.size(); ++i) xs[i] = scaled(x[i], px);
+              if (exact) {
+                ++compared;
+                const double c = exala::skeel_condition(t.lay, t.ul, t.trans, t.dg, n, t.a.data(), t.lda,
+                                                        xs.data(), 1);
+                BOOST_TEST(same_bits(c, base), "rows 2^" << pa << ", x 2^" << px << ": " << c);
+              }
+              exact = rows_exact;
+            }
+          }
+        }
+      }
+  BOOST_TEST(compared >= 40);  // most scalings are exact
+  // The issue's shape: [[1, 0], [1, 4]] with x = (2^1023, -2^1022): cond is
+  // modest and finite although |T| |x| overflows.
+  const double t2[4] = {1.0, 0.0, 1.0, 4.0};
+  const double x2[2] = {0x1p1023, -0x1p1022};
+  const double c2 = exala::skeel_condition(layout::row_major, uplo::lower, transpose::none, diag::non_unit, 2, t2, 2, x2, 1);
+  const double x2s[2] = {1.0, -0.5};  // the same direction
+  BOOST_TEST(same_bits(c2, exala::skeel_condition(layout::row_major, uplo::lower, transpose::none, diag::non_unit, 2, t2, 2, x2s, 1)));
+  BOOST_TEST((std::isfinite(c2) && c2 >= 1.0));
+  // and with entries near DBL_MAX and near the smallest normal
+  const double big[4] = {0x1p1023, 0.0, 0x1p1023, 0x1.8p1023};
+  const double tiny[4] = {0x1p-1022, 0.0, 0x1p-1022, 0x1.8p-1022};
+  const double one[4] = {1.0, 0.0, 1.0, 1.5};
+  const double xo[2] = {3.0, -1.0};
+  const double c1 = exala::skeel_condition(layout::row_major, uplo::lower, transpose::none, diag::non_unit, 2, one, 2, xo, 1);
+  BOOST_TEST(same_bits(exala::skeel_condition(layout::row_major, uplo::lower, transpose::none, diag::non_unit, 2, big, 2, xo, 1), c1));
+  BOOST_TEST(same_bits(exala::skeel_condition(layout::row_major, uplo::lower, transpose::none, diag::non_unit, 2, tiny, 2, xo, 1), c1));
+}
+
 // ====================================================================== generator
 
 BOOST_AUTO_TEST_CASE(generator_deterministic_exact_lower) {
@@ -894,6 +963,28 @@ BOOST_AUTO_TEST_CASE(argument_errors) {
   expect_invalid([] { exala::generate_ill_conditioned_trsv(10, 1e61); }, "cond", "gen cond=1e61");
   expect_invalid([] { exala::generate_ill_conditioned_trsv(1, 100.0); }, "cond", "gen n=1 cond=100");
   expect_invalid([] { exala::generate_ill_conditioned_trsv(2, 1e40); }, "cond", "gen n=2 cond=1e40");
+  // Issue 15, row 10: addresses that would pass 2^60 - 1 elements, refused
+  // naming the argument before anything is read (T of the generator would
+  // have n * n = 2^64 entries, which wrapped to 0).
+  const std::int64_t p62 = std::int64_t{1} << 62, p32 = std::int64_t{1} << 32;
+  for (const auto& [f, name] : solvers) {
+    expect_invalid([&] { f(RM, LO, N, NU, 2, a, p62, x, 1); }, "lda", name + " lda=2^62");
+    expect_invalid([&] { f(L::col_major, LO, N, NU, 2, a, INT64_MAX, x, 1); }, "lda", name + " lda=max");
+    expect_invalid([&] { f(RM, LO, N, NU, 2, a, 2, x, INT64_MIN); }, "incx", name + " incx=min");
+    expect_invalid([&] { f(RM, LO, N, NU, 2, a, 2, x, p62); }, "incx", name + " incx=2^62");
+    expect_invalid([&] { f(RM, LO, N, NU, p32, a, p32, x, 1); }, "a", name + " n=lda=2^32");
+    double one = 3.0;  // one element: any increment
+    BOOST_CHECK_NO_THROW(f(RM, LO, N, NU, 1, a, 1, &one, INT64_MIN));
+    BOOST_TEST(one == 3.0);
+    BOOST_TEST(x[0] == 1.0);
+    BOOST_TEST(x[1] == 2.0);
+  }
+  expect_invalid([&] { exala::skeel_condition(RM, LO, N, NU, 2, a, p62, x, 1); }, "lda", "skeel lda");
+  expect_invalid([&] { exala::skeel_condition(RM, LO, N, NU, 2, a, 2, x, INT64_MIN); }, "incx", "skeel incx");
+  expect_invalid([&] { exala::trsv_mpfr_solution(RM, LO, N, NU, 2, a, p62, x, 1); }, "lda", "mpfr lda 2^62");
+  expect_invalid([&] { exala::trsv_mpfr_solution(RM, LO, N, NU, 2, a, 2, x, -p62); }, "incb", "mpfr incb");
+  expect_invalid([&] { exala::trsv_mpfr_solution(RM, LO, N, NU, p32, a, p32, x, 1); }, "a", "mpfr n=2^32");
+  expect_invalid([] { exala::generate_ill_conditioned_trsv(std::int64_t{1} << 32, 10.0); }, "n", "gen n=2^32");
 }
 
 BOOST_AUTO_TEST_CASE(singular_diagonal_names_the_row) {

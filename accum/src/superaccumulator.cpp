@@ -181,14 +181,16 @@ void superaccumulator::fold_digits(const std::int64_t (*parts)[num_digits], int 
     normalize();
     std::int64_t carry = 0;
     for (int j = 0; j < num_digits; ++j) {
+      if (j == num_digits - 1) {  // saturating, as normalize()
+        std::int64_t t = top_add(digits_[j], carry);
+        for (int k = 0; k < m; ++k) t = top_add(t, parts[base + k][j]);
+        digits_[j] = t;
+        break;
+      }
       std::int64_t v = digits_[j] + carry;
       for (int k = 0; k < m; ++k) v += parts[base + k][j];
-      if (j == num_digits - 1) {
-        digits_[j] = v;
-      } else {
-        digits_[j] = v & 0xffffffff;
-        carry = v >> 32;
-      }
+      digits_[j] = v & 0xffffffff;
+      carry = v >> 32;
     }
   }
 }
@@ -228,6 +230,14 @@ void superaccumulator::add_products_n(const double* x, const double* y, std::siz
   }
 }
 
+std::int64_t superaccumulator::top_add(std::int64_t top, std::int64_t v) noexcept {
+  std::int64_t r;
+  if (__builtin_add_overflow(top, v, &r)) r = top < 0 ? -top_saturation : top_saturation;
+  if (r > top_saturation) return top_saturation;
+  if (r < -top_saturation) return -top_saturation;
+  return r;
+}
+
 void superaccumulator::normalize() noexcept {
   std::int64_t carry = 0;
   for (int i = 0; i < num_digits - 1; ++i) {
@@ -235,7 +245,7 @@ void superaccumulator::normalize() noexcept {
     digits_[i] = v & 0xffffffff;
     carry = v >> 32;  // arithmetic shift: floor division by 2^32
   }
-  digits_[num_digits - 1] += carry;
+  digits_[num_digits - 1] = top_add(digits_[num_digits - 1], carry);
   pending_ = 0;
 }
 
@@ -243,7 +253,11 @@ void superaccumulator::merge(const superaccumulator& other) noexcept {
   superaccumulator o = other;
   o.normalize();
   normalize();
-  for (int i = 0; i < num_digits; ++i) digits_[i] += o.digits_[i];
+  // Lower digits: each sum < 2^33. The top digits: saturating (both are
+  // within +-2^62, so only a state beyond the documented capacity saturates;
+  // see the header).
+  for (int i = 0; i < num_digits - 1; ++i) digits_[i] += o.digits_[i];
+  digits_[num_digits - 1] = top_add(digits_[num_digits - 1], o.digits_[num_digits - 1]);
   flags_ |= o.flags_;
   pending_ = 1;  // each digit grew by less than 2^32 + carry-ins
   normalize();
@@ -460,16 +474,25 @@ superaccumulator superaccumulator::deserialize(std::span<const std::byte> in) {
     throw format_error("exala: serialized superaccumulator has version " + std::to_string(version) +
                        " with " + std::to_string(nd) + " digits; this build reads version " +
                        std::to_string(format_version) + " with " + std::to_string(num_digits));
+  // Every field is checked against the invariant of the header before the
+  // state exists: the six known flag bits (any combination), digits
+  // 0..num_digits-2 in [0, 2^32), the top digit in [-2^32, 2^32).
   const std::uint64_t f = get_u64(in.data() + 8);
   if (f >= 64)
-    throw format_error("exala: serialized superaccumulator has unknown flag bits");
+    throw format_error("exala: serialized superaccumulator has unknown flag bits (flags " +
+                       std::to_string(f) + ", only the low 6 bits are defined)");
   superaccumulator r;
   r.flags_ = static_cast<std::uint32_t>(f);
   for (int i = 0; i < num_digits; ++i) {
     const auto v = static_cast<std::int64_t>(get_u64(in.data() + 16 + 8 * i));
     if (i < num_digits - 1 && (v < 0 || v > 0xffffffff))
-      throw format_error("exala: serialized superaccumulator digit " + std::to_string(i) +
-                         " is not normalized");
+      throw format_error("exala: serialized superaccumulator digit " + std::to_string(i) + " is " +
+                         std::to_string(v) + ", not normalized (must be in [0, 2^32))");
+    if (i == num_digits - 1 && (v < -max_top_digit || v >= max_top_digit))
+      throw format_error("exala: serialized superaccumulator top digit " + std::to_string(i) +
+                         " is " + std::to_string(v) +
+                         ", outside [-2^32, 2^32): the value is beyond the accumulator's "
+                         "range [-2^2176, 2^2176)");
     r.digits_[i] = v;
   }
   return r;

@@ -15,6 +15,7 @@
 #include <omp.h>
 #endif
 
+#include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks.hpp"
 #include "exala/error.hpp"
 #include "kernels.hpp"
@@ -28,17 +29,21 @@ struct vec {
   const double* base;
   std::int64_t inc;
   std::int64_t n;
-  std::int64_t index(std::int64_t i) const noexcept {
-    return inc >= 0 ? i * inc : (n - 1 - i) * -inc;
-  }
+  std::int64_t index(std::int64_t i) const noexcept { return detail::vector_offset(i, n, inc); }
 };
 
 using detail::max_threads;
 
-void check_args(std::int64_t n, const double* x, const char* xname, std::int64_t threads) {
+// n, the pointer, the address span of (n, inc) (every element offset within
+// 2^60 - 1, so no address computation below can overflow: exala/checked.hpp)
+// and the thread count.
+void check_args(std::int64_t n, const double* x, const char* xname, std::int64_t inc,
+                const char* incname, std::int64_t threads) {
   if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
+  detail::check_count("n", n);
   if (n > 0 && x == nullptr)
     throw invalid_argument(xname, "is a null pointer with n = " + std::to_string(n));
+  detail::check_vector_span(incname, n, inc);
   if (threads < 0 || threads > max_threads)
     throw invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) + "], got " +
                                           std::to_string(threads));
@@ -169,7 +174,8 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
       std::vector<superaccumulator> parts(static_cast<std::size_t>(threads));
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
       for (int t = 0; t < threads; ++t) {
-        const std::int64_t b = x.n * t / threads, e = x.n * (t + 1) / threads;
+        const std::int64_t b = detail::split_point(x.n, t, threads);
+        const std::int64_t e = detail::split_point(x.n, t + 1, threads);
         simd_range(parts[t], o, x, y, b, e);
         finish_term_flags(parts[t], o, x, y, b, e);
       }
@@ -205,19 +211,19 @@ void detail::dot_contiguous(superaccumulator& acc, const double* x, const double
 }
 
 void sum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
-  check_args(n, x, "x", ex.threads);
+  check_args(n, x, "x", incx, "incx", ex.threads);
   accumulate(acc, op::sum, vec{x, incx, n}, vec{nullptr, 0, n}, ex);
 }
 
 void asum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
-  check_args(n, x, "x", ex.threads);
+  check_args(n, x, "x", incx, "incx", ex.threads);
   accumulate(acc, op::asum, vec{x, incx, n}, vec{nullptr, 0, n}, ex);
 }
 
 void dot_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const double* y,
               std::int64_t incy, const exec& ex) {
-  check_args(n, x, "x", ex.threads);
-  check_args(n, y, "y", ex.threads);
+  check_args(n, x, "x", incx, "incx", ex.threads);
+  check_args(n, y, "y", incy, "incy", ex.threads);
   accumulate(acc, op::dot, vec{x, incx, n}, vec{y, incy, n}, ex);
 }
 
@@ -241,7 +247,7 @@ double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, 
 }
 
 double nrm2(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
-  check_args(n, x, "x", ex.threads);
+  check_args(n, x, "x", incx, "incx", ex.threads);
   superaccumulator acc;  // x_i * x_i exactly, through the dot kernels
   accumulate(acc, op::dot, vec{x, incx, n}, vec{x, incx, n}, ex);
   return acc.round_sqrt(ex.mode);

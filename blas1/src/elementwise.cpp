@@ -15,6 +15,7 @@
 #endif
 
 #include "exala/blas1.hpp"
+#include "exala/checked.hpp"
 #include "exala/error.hpp"
 #include "kernels.hpp"
 
@@ -26,11 +27,18 @@ using detail::max_threads;
 
 // Memory offset of logical element i of a vector with n elements.
 std::int64_t at(std::int64_t i, std::int64_t inc, std::int64_t n) noexcept {
-  return inc >= 0 ? i * inc : (n - 1 - i) * -inc;
+  return detail::vector_offset(i, n, inc);
 }
 
 void check_n(std::int64_t n) {
   if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
+  detail::check_count("n", n);
+}
+
+// Every element offset of (n, inc) within 2^60 - 1 (exala/checked.hpp), so
+// that no address below can overflow; checked before any quick return.
+void check_span(std::int64_t n, std::int64_t inc, const char* name) {
+  detail::check_vector_span(name, n, inc);
 }
 
 void check_ptr(std::int64_t n, const void* p, const char* name) {
@@ -70,7 +78,8 @@ void run(std::int64_t n, const exec& ex, Body body) {
     const int threads = static_cast<int>(wanted < useful ? wanted : useful);
     if (threads > 1) {
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
-      for (int t = 0; t < threads; ++t) body(n * t / threads, n * (t + 1) / threads);
+      for (int t = 0; t < threads; ++t)
+        body(detail::split_point(n, t, threads), detail::split_point(n, t + 1, threads));
       return;
     }
 #else
@@ -87,6 +96,8 @@ void axpy(std::int64_t n, double alpha, const double* x, std::int64_t incx, doub
   check_n(n);
   check_ptr(n, x, "x");
   check_ptr(n, y, "y");
+  check_span(n, incx, "incx");
+  check_span(n, incy, "incy");
   check_written_inc(n, incy, "incy");
   check_exec(ex, true);
   // Reference BLAS quick return: y is not touched, even if x holds NaN.
@@ -111,6 +122,7 @@ void axpy(std::int64_t n, double alpha, const double* x, std::int64_t incx, doub
 void scal(std::int64_t n, double alpha, double* x, std::int64_t incx, const exec& ex) {
   check_n(n);
   check_ptr(n, x, "x");
+  check_span(n, incx, "incx");
   check_written_inc(n, incx, "incx");
   check_exec(ex, true);
   if (n == 0) return;
@@ -134,6 +146,8 @@ void copy(std::int64_t n, const double* x, std::int64_t incx, double* y, std::in
   check_n(n);
   check_ptr(n, x, "x");
   check_ptr(n, y, "y");
+  check_span(n, incx, "incx");
+  check_span(n, incy, "incy");
   check_written_inc(n, incy, "incy");
   check_exec(ex, false);
   if (n == 0) return;
@@ -149,6 +163,8 @@ void swap(std::int64_t n, double* x, std::int64_t incx, double* y, std::int64_t 
   check_n(n);
   check_ptr(n, x, "x");
   check_ptr(n, y, "y");
+  check_span(n, incx, "incx");
+  check_span(n, incy, "incy");
   check_written_inc(n, incx, "incx");
   check_written_inc(n, incy, "incy");
   check_exec(ex, false);
@@ -164,6 +180,7 @@ void swap(std::int64_t n, double* x, std::int64_t incx, double* y, std::int64_t 
 std::int64_t iamax(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
   check_n(n);
   check_ptr(n, x, "x");
+  check_span(n, incx, "incx");
   check_exec(ex, false);
   if (n == 0) return -1;
   std::int64_t best = 0;

@@ -48,6 +48,11 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
   check_exec(ex);
   const std::int64_t rows = trans == transpose::none ? m : n;  // of op(A), = length of y
   const std::int64_t cols = trans == transpose::none ? n : m;  // = length of x
+  // Every address below stays within 2^60 - 1 elements (also on the paths
+  // that read neither A nor x).
+  check_matrix_extent("a", "lda", lay == layout::row_major, m, n, lda);
+  check_vector_span("incx", cols, incx);
+  check_vector_span("incy", rows, incy);
   const bool reads_a = alpha != 0.0 && cols > 0 && rows > 0;
   if (reads_a) {
     check_ptr("a", a, m * n);

@@ -11,6 +11,7 @@
 
 #include "exala/blas1.hpp"
 #include "exala/blas2.hpp"
+#include "exala/checked.hpp"
 #include "exala/error.hpp"
 #include "exala/superaccumulator.hpp"
 
@@ -35,7 +36,7 @@ inline mat_view op_view(layout lay, transpose t, const double* a, std::int64_t l
 
 // BLAS vector indexing: logical element i of a vector of n elements.
 inline std::int64_t vec_index(std::int64_t i, std::int64_t n, std::int64_t inc) noexcept {
-  return inc >= 0 ? i * inc : (n - 1 - i) * -inc;
+  return vector_offset(i, n, inc);
 }
 
 inline void check_nonneg(const char* name, std::int64_t v) {

@@ -34,6 +34,9 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
   check_nonneg("n", n);
   check_ld("lda", lda, n);
   check_exec(ex);
+  // Every address below stays within 2^60 - 1 elements (also for alpha == 0).
+  check_matrix_extent("a", "lda", lay == layout::row_major, n, n, lda);
+  check_vector_span("incx", n, incx);
   check_ptr("x", x, n);
   check_written_inc("incx", incx, n);
   if (n == 0) return;

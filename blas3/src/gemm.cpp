@@ -16,6 +16,7 @@
 #endif
 
 #include "exala/blas3.hpp"
+#include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
 #include "exala/error.hpp"
 #include "gemm_engine.hpp"
@@ -106,6 +107,12 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   check_ld("ldb", ldb, col ? b_rows : b_cols);
   check_ld("ldc", ldc, col ? m : n);
   check_exec(ex);
+  // Element counts and address spans of A, B and C within 2^60 - 1
+  // (exala/checked.hpp), before any path computes an address: C's too when
+  // k == 0 or alpha == 0 (m = n = 2^32 would give 2^64 entries).
+  exala::detail::check_matrix_extent("a", "lda", !col, a_rows, a_cols, lda);
+  exala::detail::check_matrix_extent("b", "ldb", !col, b_rows, b_cols, ldb);
+  exala::detail::check_matrix_extent("c", "ldc", !col, m, n, ldc);
   const bool reads_ab = alpha != 0.0 && k > 0 && m > 0 && n > 0;
   if (reads_ab) {
     check_ptr("a", a, a_rows, a_cols);

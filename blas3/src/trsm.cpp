@@ -19,6 +19,7 @@
 #include <string>
 
 #include "exala/blas3.hpp"
+#include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
 #include "exala/error.hpp"
 #include "gemm_engine.hpp"
@@ -41,6 +42,10 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
   if (ldb < bneed)
     throw invalid_argument("ldb", "must be >= " + std::to_string(bneed) + ", got " + std::to_string(ldb));
   check_exec(ex);
+  // Element counts and address spans of A and B within 2^60 - 1
+  // (exala/checked.hpp), before any path computes an address (also alpha == 0).
+  exala::detail::check_matrix_extent("a", "lda", !col, na, na, lda);
+  exala::detail::check_matrix_extent("b", "ldb", !col, m, n, ldb);
   if (b == nullptr && m > 0 && n > 0)
     throw invalid_argument("b", "is a null pointer for a " + std::to_string(m) + " x " +
                                     std::to_string(n) + " matrix");

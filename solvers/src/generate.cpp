@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "exala/checked.hpp"
 #include "exala/solvers.hpp"
 #include "exala/superaccumulator.hpp"
 
@@ -119,6 +120,7 @@ double condition_at(const design& w, double g) {
 
 trsv_problem generate_ill_conditioned_trsv(std::int64_t n, double cond, std::uint64_t seed) {
   if (n < 1) throw invalid_argument("n", "must be >= 1, got " + std::to_string(n));
+  detail::checked_count("n", n, n);  // T has n * n entries: 2^32 would wrap to 0
   if (!std::isfinite(cond) || !(cond >= 1.0) || cond > max_cond)
     throw invalid_argument("cond", "must be finite and in [1, 1e60], got " + std::to_string(cond));
   if (n == 1 && cond > 10.0)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "exala/blas2.hpp"
+#include "exala/checked.hpp"
 #include "exala/error.hpp"
 #include "trsv_kernels.hpp"
 
@@ -47,9 +48,10 @@ inline void check_enums(layout lay, uplo ul, transpose trans, diag dg) {
     throw invalid_argument("diag", "is not non_unit or unit (value " + str(static_cast<int>(dg)) + ")");
 }
 
-// The checks of every solver: enums, n >= 0, lda >= max(1, n), null pointers
-// (only when n > 0), and the increment of the vector (0 is refused for a
-// written vector with n > 1; a read-only vector may repeat its one element).
+// The checks of every solver: enums, n >= 0, lda >= max(1, n), the extent of
+// A and of the vector (checked arithmetic), null pointers (only when n > 0),
+// and the increment of the vector (0 is refused for a written vector with
+// n > 1; a read-only vector may repeat its one element).
 inline void check_args(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n,
                        const double* a, std::int64_t lda, const void* x, std::int64_t incx,
                        const char* xname, const char* incname, bool written) {
@@ -58,6 +60,10 @@ inline void check_args(layout lay, uplo ul, transpose trans, diag dg, std::int64
   const std::int64_t min_lda = n > 1 ? n : 1;
   if (lda < min_lda)
     throw invalid_argument("lda", "must be >= max(1, n) = " + str(min_lda) + ", got " + str(lda));
+  // The n x n matrix and the vector within 2^60 - 1 elements of address
+  // span (exala/checked.hpp): no index i * lda + j or i * inc below overflows.
+  detail::check_matrix_extent("a", "lda", lay == layout::row_major, n, n, lda);
+  detail::check_vector_span(incname, n, incx);
   if (n > 0 && a == nullptr) throw invalid_argument("a", "is a null pointer with n = " + str(n));
   if (n > 0 && x == nullptr) throw invalid_argument(xname, "is a null pointer with n = " + str(n));
   if (written && incx == 0 && n > 1)
@@ -83,7 +89,7 @@ inline void check_diagonal(const canonical& c, const char* routine) {
 // Offset of logical element i of a BLAS vector (a negative increment walks
 // backwards from the far end).
 inline std::int64_t at(std::int64_t i, std::int64_t inc, std::int64_t n) noexcept {
-  return inc >= 0 ? i * inc : (n - 1 - i) * -inc;
+  return detail::vector_offset(i, n, inc);
 }
 
 inline void gather(std::int64_t n, const double* x, std::int64_t inc, double* out) {

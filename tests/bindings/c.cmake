@@ -4,6 +4,10 @@
 #   test_c_api_cpp  Boost.Test: every C routine against the C++ function on
 #                   the reference backend, bit for bit, on every backend
 #   test_c_api_env_bogus  the same executable with EXALA_BACKEND=bogus
+#   test_c_api_hostile  plain C99: hostile increments, leading dimensions and
+#                   sizes (address arithmetic that would overflow) refused
+#                   naming the argument, malformed accumulator states
+#                   refused; meant to run under ASan/UBSan as well
 #   c_api_example   bindings/c/examples/example.c
 if(TARGET exala::c)
   add_executable(test_c_api ${CMAKE_CURRENT_SOURCE_DIR}/bindings/c/test_c_api.c)
@@ -13,6 +17,15 @@ if(TARGET exala::c)
   target_compile_options(test_c_api PRIVATE -Wall -Wextra -pedantic -Werror)
   add_test(NAME test_c_api COMMAND test_c_api)
   set_tests_properties(test_c_api PROPERTIES LABELS unit ENVIRONMENT OMP_WAIT_POLICY=passive)
+
+  add_executable(test_c_api_hostile ${CMAKE_CURRENT_SOURCE_DIR}/bindings/c/test_c_api_hostile.c)
+  target_link_libraries(test_c_api_hostile PRIVATE exala::c m)
+  set_target_properties(test_c_api_hostile PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON
+                                                      C_EXTENSIONS OFF)
+  target_compile_options(test_c_api_hostile PRIVATE -Wall -Wextra -pedantic -Werror)
+  add_test(NAME test_c_api_hostile COMMAND test_c_api_hostile)
+  set_tests_properties(test_c_api_hostile PROPERTIES LABELS unit
+                                                     ENVIRONMENT OMP_WAIT_POLICY=passive)
 endif()
 
 if(TARGET exala::c)

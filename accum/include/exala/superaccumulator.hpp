@@ -15,12 +15,32 @@
 //    -2148 <= e; its magnitude is < 2^2048;
 //  * two's complement int64 and a 128-bit unsigned integer (GCC/Clang).
 // Layout: num_digits signed 64-bit digits of radix 2^32; digit i weighs
-// 2^(32 i + min_exponent). Normalized digits lie in [0, 2^32) except the top
-// one, which carries the sign. Each deposit adds less than 2^53 to a digit,
-// so up to carry_limit deposits fit before a normalization pass.
+// 2^(32 i + min_exponent), so the value is V = sum_i d_i 2^(32 i + min_exponent).
+// Each deposit adds less than 2^53 to a digit, so up to carry_limit deposits
+// fit before a normalization pass (carry-save: between passes a digit may
+// hold any value below 2^63 in magnitude).
 // Range: min_exponent = -2176 (a multiple of 32 below 2^-2148), and 136 digits
-// reach 2^2176 plus the 63 bits of the top digit: sums of up to 2^64 products
-// of finite doubles never overflow the accumulator.
+// reach 2^2176, with 31 more bits of headroom in the signed top digit.
+//
+// Invariant of a normalized state (what normalize() leaves, serialize()
+// writes and deserialize() accepts; deserialize() refuses everything else):
+//  * d_i in [0, 2^32) for i < num_digits - 1 (32 magnitude bits each);
+//  * the top digit in [-2^32, 2^32): it carries the sign, and V lies in
+//    [-2^2176, 2^2176) ("in range");
+//  * flags: only the six bits below, in any combination (each bit has a
+//    meaning of its own and merges by OR, so no combination can make a
+//    merge or a rounding fail).
+// Capacity: every sum of up to 2^64 finite doubles or products of two finite
+// doubles stays in range (|V| < 2^64 * 2^2048 = 2^2112), and so does every
+// merge of states holding such sums. merge() of any two in-range states (a
+// state with itself included) is exact; so is merging up to 2^29 in-range
+// states into one accumulator, or 30 successive a.merge(a) of an in-range
+// a: the top digit stays within +-2^62. Beyond that the top digit
+// saturates at +-2^62 (never wraps): the value keeps its sign and still
+// rounds to the right infinity (or +-DBL_MAX by direction), but it is no
+// longer exact. An in-range state holds only values that this capacity
+// bound covers, so a deserialized state can be merged as freely as one
+// built by add().
 // Special values are kept in flags beside the digits, never in them: NaN in
 // gives NaN; +inf with -inf gives NaN; otherwise an infinity wins.
 #pragma once
@@ -42,6 +62,10 @@ class superaccumulator {
   static constexpr int min_exponent = -2176;
   static constexpr int num_digits = 136;
   static constexpr int carry_limit = 1000;  // < 2^(63-53)
+  // The top digit of an in-range (deserializable) state lies in
+  // [-max_top_digit, max_top_digit); merges saturate it at +-top_saturation.
+  static constexpr std::int64_t max_top_digit = std::int64_t{1} << 32;
+  static constexpr std::int64_t top_saturation = std::int64_t{1} << 62;
   // Size in bytes of the serialized form (fixed, for MPI and GPU transfer).
   static constexpr std::size_t serialized_size = 16 + 8 * num_digits;
 
@@ -130,7 +154,8 @@ class superaccumulator {
   // Negates the held value (and swaps the infinity and zero-sign flags).
   void negate() noexcept;
 
-  // Propagates carries so that every digit but the top lies in [0, 2^32).
+  // Propagates carries so that every digit but the top lies in [0, 2^32)
+  // (the top digit saturating at +-top_saturation, see above).
   void normalize() noexcept;
 
   // -1, 0 or +1: the sign of the exact finite part (flags ignored).
@@ -160,8 +185,10 @@ class superaccumulator {
   double round_sqrt(rounding mode = rounding::to_nearest_even) const noexcept;
 
   // Fixed-size little-endian encoding: magic "EXSA", version, digit count,
-  // flags, then the normalized digits. deserialize() validates everything and
-  // throws exala::format_error on bad data.
+  // flags, then the normalized digits. deserialize() validates every field
+  // (size, magic, version, digit count, flag bits, and every digit against
+  // the invariant above) and throws exala::format_error on bad data; a state
+  // beyond the range (only a saturated one) serializes to data it refuses.
   void serialize(std::span<std::byte, serialized_size> out) const noexcept;
   std::vector<std::byte> serialize() const;
   static superaccumulator deserialize(std::span<const std::byte> in);
@@ -173,6 +200,8 @@ class superaccumulator {
 
  private:
   void deposit_bits(std::uint64_t m, int pos, bool negative) noexcept;
+  // top + v for the top digit, saturating at +-top_saturation.
+  static std::int64_t top_add(std::int64_t top, std::int64_t v) noexcept;
   template <bool Terms, bool Abs>
   void deposit_loop(const double* x, std::size_t n) noexcept;
 

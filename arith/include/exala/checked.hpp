@@ -86,6 +86,34 @@ inline void check_matrix_span(const char* ld_name, std::int64_t lines, std::int6
                                         "(cols-1)*ld + rows overflows");
 }
 
+// Offset of logical element i (0 <= i < n) of a BLAS vector with increment
+// inc: i * inc for inc >= 0, and (i - (n - 1)) * inc for inc < 0 (a negative
+// increment walks backwards from the far end). Exact, and never negates inc,
+// so inc = INT64_MIN is fine for n == 1; callers check the span first
+// (check_vector_span), which keeps every offset within max_elements.
+inline constexpr std::int64_t vector_offset(std::int64_t i, std::int64_t n,
+                                            std::int64_t inc) noexcept {
+  return inc >= 0 ? i * inc : (i - (n - 1)) * inc;
+}
+
+// The first element of part t (0 <= t <= parts) of [0, n) split evenly into
+// `parts` (n >= 0, parts >= 1): floor(n * t / parts) exactly, without
+// forming n * t (which overflows for counts above 2^53 with 1024 parts).
+inline constexpr std::int64_t split_point(std::int64_t n, std::int64_t t,
+                                          std::int64_t parts) noexcept {
+  return n / parts * t + n % parts * t / parts;
+}
+
+// Throws invalid_argument(name) when an element count exceeds max_elements:
+// the limit holds for a count as for an offset, also where no address grows
+// with it (a vector with increment 0 repeats one element n times: n above
+// 2^60 would be a loop of 2^60 steps, not an answer).
+inline void check_count(const char* name, std::int64_t n) {
+  if (n > max_elements)
+    throw invalid_argument(name, "= " + std::to_string(n) +
+                                     " is more than 2^60 - 1, the largest element count");
+}
+
 // Throws invalid_argument(name) when an a x b block has more than
 // max_elements elements; returns a * b.
 inline std::int64_t checked_count(const char* name, std::int64_t a, std::int64_t b) {
@@ -94,6 +122,19 @@ inline std::int64_t checked_count(const char* name, std::int64_t a, std::int64_t
     throw invalid_argument(name, "gives " + std::to_string(a) + " x " + std::to_string(b) +
                                      " elements, more than 2^60: the size overflows");
   return *p;
+}
+
+// The extent of a rows x cols matrix stored with leading dimension ld, by
+// rows (row_major: `rows` lines of `cols` elements) or by columns: throws
+// invalid_argument(name) when it has more than max_elements elements, and
+// invalid_argument(ld_name) when its address span does; returns the span
+// (0 for an empty matrix). ld >= the line length is the caller's check.
+inline std::int64_t check_matrix_extent(const char* name, const char* ld_name, bool row_major,
+                                        std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  if (rows > 0 && cols > 0) checked_count(name, rows, cols);
+  const std::int64_t lines = row_major ? rows : cols, len = row_major ? cols : rows;
+  check_matrix_span(ld_name, lines, len, ld);
+  return *matrix_span(lines, len, ld);
 }
 
 }  // namespace exala::detail

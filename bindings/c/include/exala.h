@@ -12,7 +12,13 @@
  *    BLAS-style (n, pointer, increment; a negative increment walks backwards
  *    from x + (n-1)|inc|, as in BLAS). Matrices take a layout (row or column
  *    major) and a leading dimension, in CBLAS argument order; the enum values
- *    are CBLAS's, so CblasRowMajor etc. convert directly.
+ *    are CBLAS's, so CblasRowMajor etc. convert directly. No address is
+ *    formed that could overflow: a matrix with more than 2^60 - 1 entries,
+ *    or an increment or leading dimension whose largest element offset would
+ *    pass 2^60 - 1 (INT64_MIN, 2^62, ...), gives
+ *    EXALA_ERROR_INVALID_ARGUMENT naming it (e.g. 'c' for m = n = 2^32, 'lda'
+ *    for lda = 2^62), before anything is read or written. One element takes
+ *    any increment (it is never used).
  *  - `ex` selects the backend, the thread count, the rounding direction and
  *    the block size of one call. NULL means the process-wide default
  *    (exala_set_default_exec). The result bits never depend on the backend,
@@ -35,6 +41,18 @@
 extern "C" {
 #endif
 
+/* The enums below have int as their fixed underlying type in C++, so that
+ * every int a C caller passes (a bad value included, which the functions
+ * refuse with EXALA_ERROR_INVALID_ARGUMENT naming the argument) is a valid
+ * value of the parameter's type: C++ gives an enum without a fixed type only
+ * the values of its smallest bit-field, and reading any other is undefined
+ * behaviour. In C they are plain enums (same size, same calling convention). */
+#ifdef __cplusplus
+#define EXALA_ENUM_(name) enum name : int
+#else
+#define EXALA_ENUM_(name) enum name
+#endif
+
 #define EXALA_VERSION_MAJOR 0
 #define EXALA_VERSION_MINOR 1
 #define EXALA_VERSION_PATCH 0
@@ -43,7 +61,7 @@ extern "C" {
 
 /* Every failure has a code; the values are stable (the Fortran module
  * mirrors them). */
-typedef enum exala_status {
+typedef EXALA_ENUM_(exala_status) {
   EXALA_SUCCESS = 0,
   EXALA_ERROR_INVALID_ARGUMENT = 1, /* an argument outside its documented domain (n < 0, null
                                        pointer, lda too small, bad enum value, ...); the
@@ -80,13 +98,13 @@ void exala_version_numbers(int* major, int* minor, int* patch);
 
 /* ------------------------------------------------- enums (CBLAS's values) */
 
-typedef enum exala_layout { EXALA_ROW_MAJOR = 101, EXALA_COL_MAJOR = 102 } exala_layout;
-typedef enum exala_transpose { EXALA_NO_TRANS = 111, EXALA_TRANS = 112 } exala_transpose;
-typedef enum exala_uplo { EXALA_UPPER = 121, EXALA_LOWER = 122 } exala_uplo;
-typedef enum exala_diag { EXALA_NON_UNIT = 131, EXALA_UNIT = 132 } exala_diag;
-typedef enum exala_side { EXALA_LEFT = 141, EXALA_RIGHT = 142 } exala_side;
+typedef EXALA_ENUM_(exala_layout) { EXALA_ROW_MAJOR = 101, EXALA_COL_MAJOR = 102 } exala_layout;
+typedef EXALA_ENUM_(exala_transpose) { EXALA_NO_TRANS = 111, EXALA_TRANS = 112 } exala_transpose;
+typedef EXALA_ENUM_(exala_uplo) { EXALA_UPPER = 121, EXALA_LOWER = 122 } exala_uplo;
+typedef EXALA_ENUM_(exala_diag) { EXALA_NON_UNIT = 131, EXALA_UNIT = 132 } exala_diag;
+typedef EXALA_ENUM_(exala_side) { EXALA_LEFT = 141, EXALA_RIGHT = 142 } exala_side;
 
-typedef enum exala_rounding {
+typedef EXALA_ENUM_(exala_rounding) {
   EXALA_ROUND_NEAREST_EVEN = 0, /* IEEE roundTiesToEven */
   EXALA_ROUND_TOWARD_ZERO = 1,
   EXALA_ROUND_UPWARD = 2,
@@ -94,7 +112,7 @@ typedef enum exala_rounding {
 } exala_rounding;
 
 /* The backends (the order of the C++ X-macro EXALA_BACKENDS). */
-typedef enum exala_backend {
+typedef EXALA_ENUM_(exala_backend) {
   EXALA_BACKEND_REFERENCE = 0, /* scalar loops into a superaccumulator: the oracle */
   EXALA_BACKEND_SIMD = 1,      /* AVX-512 / AVX2 kernels chosen at run time */
   EXALA_BACKEND_OMP = 2,       /* OpenMP threads over the simd kernels */
@@ -172,7 +190,9 @@ exala_status exala_superacc_equal(const exala_superacc* a, const exala_superacc*
  * (little-endian, versioned); for files and MPI reductions. */
 size_t exala_superacc_serialized_size(void);
 exala_status exala_superacc_serialize(const exala_superacc* acc, void* buffer, size_t size);
-/* EXALA_ERROR_FORMAT for data that is not a serialized accumulator. */
+/* EXALA_ERROR_FORMAT for data that is not a serialized accumulator, or whose
+ * digits or flags break the invariant of exala/superaccumulator.hpp (every
+ * accepted state merges with any other without overflow). */
 exala_status exala_superacc_deserialize(const void* buffer, size_t size, exala_superacc** acc);
 /* round(alpha * S + beta * c) and round(S / d), each rounded once from the
  * exact value (exala/exact_ops.hpp). */
@@ -269,12 +289,12 @@ exala_status exala_trsv_mpfr_solution(exala_layout layout, exala_uplo uplo,
 /* --------------------------------------------------- solvers: stripe LU
  * Out-of-core (or in-core) Gauss elimination by stripes of rows; reproducible
  * (bits independent of threads, cache, order, resume); see exala/stripe_lu.hpp. */
-typedef enum exala_stripe_order {
+typedef EXALA_ENUM_(exala_stripe_order) {
   EXALA_ORDER_BASIC = 0,
   EXALA_ORDER_ZIGZAG = 1,
   EXALA_ORDER_META_ZIGZAG = 2
 } exala_stripe_order;
-typedef enum exala_pivoting { EXALA_PIVOT_LOCAL = 0, EXALA_PIVOT_PARTIAL = 1 } exala_pivoting;
+typedef EXALA_ENUM_(exala_pivoting) { EXALA_PIVOT_LOCAL = 0, EXALA_PIVOT_PARTIAL = 1 } exala_pivoting;
 
 typedef struct exala_stripe_lu_progress {
   const char* phase; /* "factor", "solve", "refine" */

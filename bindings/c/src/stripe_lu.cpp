@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "capi.hpp"
+#include "exala/checked.hpp"
 
 struct exala_stripe_lu {
   exala::stripe_lu lu;
@@ -67,6 +68,16 @@ exala_status new_handle(exala_stripe_lu** lu, Make&& make) {
 
 const exala::stripe_lu& lu_of(const exala_stripe_lu* lu) { return require(lu, "lu")->lu; }
 
+// The extent of an n x cols column-major operand with leading dimension ld:
+// element count and address span within 2^60 - 1 (exala/checked.hpp), so
+// that no address is formed from a size that overflows (n = lda = 2^32 is
+// 2^64 entries). Negative sizes and ld < max(1, n) are left to the C++
+// checks, which name them with the bound.
+void check_extent(const char* name, const char* ld_name, int64_t n, int64_t cols, int64_t ld) {
+  if (n < 0 || cols < 0 || ld < std::max<int64_t>(1, n)) return;
+  exala::detail::check_matrix_extent(name, ld_name, false, n, cols, ld);
+}
+
 }  // namespace
 
 exala_status exala_stripe_lu_options_init(exala_stripe_lu_options* opt) {
@@ -97,7 +108,10 @@ exala_status exala_stripe_lu_options_init(exala_stripe_lu_options* opt) {
 // Reproducible: factors independent of threads, cache, order and resume.
 exala_status exala_stripe_lu_factor(int64_t n, const double* a, int64_t lda,
                                     const exala_stripe_lu_options* opt, exala_stripe_lu** lu) {
-  return new_handle(lu, [&] { return exala::stripe_lu(n, a, lda, options_of(opt)); });
+  return new_handle(lu, [&] {
+    check_extent("a", "lda", n, n, lda);
+    return exala::stripe_lu(n, a, lda, options_of(opt));
+  });
 }
 
 // Reproducible, also across a killed and resumed run.
@@ -144,7 +158,11 @@ exala_status exala_stripe_lu_get_report(const exala_stripe_lu* lu, exala_stripe_
 // Reproducible: b := A^-1 b with the stored factors.
 exala_status exala_stripe_lu_solve(const exala_stripe_lu* lu, int64_t nrhs, double* b,
                                    int64_t ldb) {
-  return guard([&] { lu_of(lu).solve(nrhs, b, ldb); });
+  return guard([&] {
+    const exala::stripe_lu& f = lu_of(lu);
+    check_extent("b", "ldb", f.n(), nrhs, ldb);
+    f.solve(nrhs, b, ldb);
+  });
 }
 
 // Reproducible: the solution refined against the exact residual.
@@ -152,7 +170,10 @@ exala_status exala_stripe_lu_solve_refined(const exala_stripe_lu* lu, int64_t nr
                                            const double* b, int64_t ldb, double* x, int64_t ldx,
                                            int max_refine, exala_refine_report* report) {
   return guard([&] {
-    const exala::refine_report r = lu_of(lu).solve_refined(nrhs, b, ldb, x, ldx, max_refine);
+    const exala::stripe_lu& f = lu_of(lu);
+    check_extent("b", "ldb", f.n(), nrhs, ldb);
+    check_extent("x", "ldx", f.n(), nrhs, ldx);
+    const exala::refine_report r = f.solve_refined(nrhs, b, ldb, x, ldx, max_refine);
     report_to_c(r, report);
   });
 }
@@ -183,7 +204,10 @@ exala_status exala_stripe_lu_backward_error(const exala_stripe_lu* lu, int64_t n
                                             int64_t ldx, double* result) {
   return guard([&] {
     double& out = output(result, "result");
-    out = lu_of(lu).backward_error(nrhs, b, ldb, x, ldx);
+    const exala::stripe_lu& f = lu_of(lu);
+    check_extent("b", "ldb", f.n(), nrhs, ldb);
+    check_extent("x", "ldx", f.n(), nrhs, ldx);
+    out = f.backward_error(nrhs, b, ldb, x, ldx);
   });
 }
 

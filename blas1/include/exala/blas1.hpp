@@ -12,7 +12,12 @@
 // Vectors are BLAS-style: n elements, pointer, increment. A negative
 // increment walks the vector backwards from x + (n-1)*|incx| as in BLAS (for
 // dot this decides which elements pair up); an increment of 0 repeats x[0].
-// n < 0, or a null pointer with n > 0, throws exala::invalid_argument.
+// n < 0, or a null pointer with n > 0, throws exala::invalid_argument. So
+// does an address that would overflow (exala/checked.hpp): an increment
+// with (n-1)*|inc| above 2^60 - 2 elements (invalid_argument naming incx or
+// incy, e.g. INT64_MIN or 2^62 with n >= 2), or n above 2^60 - 1 (naming
+// n, even with increment 0). With n == 1 the increment is not used, and
+// any value is accepted.
 //
 // The element-wise routines (axpy, scal, copy, swap) and iamax round each
 // element at most once, so every backend gives the same bits trivially. For a

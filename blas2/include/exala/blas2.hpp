@@ -26,6 +26,10 @@
 //  * beta == 0: y is not read on entry (NaN there does not propagate).
 // Bad arguments throw exala::invalid_argument naming the argument; an exact
 // zero on a non-unit diagonal throws exala::singular_matrix naming the row.
+// Among them, before anything is read or written (also on the paths that
+// read neither A nor x): a matrix with more than 2^60 - 1 entries (naming
+// "a"), a leading dimension or an increment whose largest address would
+// pass 2^60 - 1 elements (naming lda, incx or incy; exala/checked.hpp).
 // exec.mode selects the rounding direction of every result entry.
 // Aliasing: gemv's y must not overlap A or x (the result is then undefined;
 // the Eigen adapters copy an overlapping input first).

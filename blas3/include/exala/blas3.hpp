@@ -38,6 +38,10 @@
 // not read C on entry; trsm with alpha == 0 sets X = 0 without reading A.
 // Bad arguments throw exala::invalid_argument naming the argument; an exact
 // zero on a non-unit diagonal throws exala::singular_matrix naming the row.
+// Every operand's extent is checked first, read or not (exala/checked.hpp):
+// more than 2^60 - 1 entries names the matrix ("a", "b", "c": e.g.
+// m = n = 2^32 with k = 0, whose C has 2^64 entries), an address span
+// beyond that names its leading dimension.
 // Aliasing: gemm's C must not overlap A or B, and trsm's B must not overlap
 // A (the result is then undefined; the Eigen adapters copy first).
 #pragma once

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks2.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
 #include "exala/error.hpp"
@@ -57,11 +58,21 @@ void check_span(const char* name, const buffer& b, i64 count) {
     throw invalid_argument(name, "is a device buffer of " + std::to_string(b.size()) +
                                      " doubles, but the call touches " + std::to_string(count));
 }
-i64 mat_span(i64 lines, i64 line_len, i64 ld) { return lines > 0 && line_len > 0 ? (lines - 1) * ld + line_len : 0; }
-i64 vec_span(i64 n, i64 inc) { return n > 0 ? (n - 1) * (inc < 0 ? -inc : inc) + 1 : 0; }
+// Address spans in elements, checked (exala/checked.hpp): a span beyond
+// 2^60 - 1 elements throws invalid_argument naming the leading dimension or
+// the increment, so no index below overflows (before the buffer checks:
+// an overflowing span would otherwise wrap to a small or negative count).
+i64 mat_span(const char* ld_name, i64 lines, i64 line_len, i64 ld) {
+  exala::detail::check_matrix_span(ld_name, lines, line_len, ld);
+  return *exala::detail::matrix_span(lines, line_len, ld);
+}
+i64 vec_span(const char* inc_name, i64 n, i64 inc) {
+  exala::detail::check_vector_span(inc_name, n, inc);
+  return *exala::detail::vector_span(n, inc);
+}
 // Offset of logical element 0 of a strided vector (BLAS: a negative
 // increment starts at the far end).
-i64 vec_base(i64 n, i64 inc) { return inc >= 0 ? 0 : (n - 1) * -inc; }
+i64 vec_base(i64 n, i64 inc) { return exala::detail::vector_offset(0, n, inc); }
 
 // op(A) as strides: element (i, j) at i * rs + j * cs (exala's op_view).
 struct view {
@@ -538,19 +549,23 @@ void gemv(layout lay, transpose trans, i64 m, i64 n, double alpha, const buffer&
   const i64 rows = trans == transpose::none ? m : n, cols = trans == transpose::none ? n : m;
   const bool reads_a = alpha != 0.0 && cols > 0 && rows > 0;
   if (reads_a) {
-    check_span("a", a, lay == layout::row_major ? mat_span(m, n, lda) : mat_span(n, m, lda));
-    check_span("x", x, vec_span(cols, incx));
+    check_span("a", a, lay == layout::row_major ? mat_span("lda", m, n, lda) : mat_span("lda", n, m, lda));
+    check_span("x", x, vec_span("incx", cols, incx));
   }
-  check_span("y", y, vec_span(rows, incy));
+  check_span("y", y, vec_span("incy", rows, incy));
   if (incy == 0 && rows > 1)
     throw invalid_argument("incy", "is 0 for a written vector of " + std::to_string(rows) + " elements");
   if (rows == 0) return;
+  // One element: its increment is never used (and may be any value, even
+  // INT64_MIN); 1 keeps every index the device forms from it trivially small.
+  if (cols == 1) incx = 1;
+  if (rows == 1) incy = 1;
   engine en;
   const cl::Buffer& yd = detail::mem(y, *en.rt, "y");
   if (!reads_a) {
     std::vector<i64> pos;
     for (i64 i = 0; i < rows; ++i) pos.push_back(vec_base(rows, incy) + i * incy);
-    scale_strided(en, yd, vec_span(rows, incy), pos, beta, mode);
+    scale_strided(en, yd, vec_span("incy", rows, incy), pos, beta, mode);
     return;
   }
   const view A = op_strides(lay, trans, lda);
@@ -566,11 +581,12 @@ void trsv(layout lay, uplo ul, transpose trans, diag dg, i64 n, const buffer& a,
           rounding mode) {
   check_nonneg("n", n);
   check_ld("lda", lda, n);
-  check_span("x", x, vec_span(n, incx));
+  check_span("x", x, vec_span("incx", n, incx));
   if (incx == 0 && n > 1)
     throw invalid_argument("incx", "is 0 for a written vector of " + std::to_string(n) + " elements");
   if (n == 0) return;
-  check_span("a", a, mat_span(n, n, lda));
+  check_span("a", a, mat_span("lda", n, n, lda));
+  if (n == 1) incx = 1;  // one element: the increment is never used
   engine en;
   solve_device(en, "trsv", lay, ul, trans, dg, n, 1.0, detail::mem(a, *en.rt, "a"), lda,
                detail::mem(x, *en.rt, "x"), vec_base(n, incx), incx, mode);
@@ -592,10 +608,10 @@ void gemm(layout lay, transpose ta, transpose tb, i64 m, i64 n, i64 k, double al
   check_ld("ldc", ldc, col ? m : n);
   const bool reads_ab = alpha != 0.0 && k > 0 && m > 0 && n > 0;
   if (reads_ab) {
-    check_span("a", a, col ? mat_span(a_cols, a_rows, lda) : mat_span(a_rows, a_cols, lda));
-    check_span("b", b, col ? mat_span(b_cols, b_rows, ldb) : mat_span(b_rows, b_cols, ldb));
+    check_span("a", a, col ? mat_span("lda", a_cols, a_rows, lda) : mat_span("lda", a_rows, a_cols, lda));
+    check_span("b", b, col ? mat_span("ldb", b_cols, b_rows, ldb) : mat_span("ldb", b_rows, b_cols, ldb));
   }
-  const i64 c_span = col ? mat_span(n, m, ldc) : mat_span(m, n, ldc);
+  const i64 c_span = col ? mat_span("ldc", n, m, ldc) : mat_span("ldc", m, n, ldc);
   check_span("c", c, c_span);
   if (m == 0 || n == 0) return;
   engine en;
@@ -630,7 +646,7 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, i64 m, i64 n, 
   const bool col = lay == layout::col_major;
   check_ld("lda", lda, na);
   check_ld("ldb", ldb, col ? m : n);
-  const i64 b_span = col ? mat_span(n, m, ldb) : mat_span(m, n, ldb);
+  const i64 b_span = col ? mat_span("ldb", n, m, ldb) : mat_span("ldb", m, n, ldb);
   check_span("b", b, b_span);
   if (m == 0 || n == 0) return;
   engine en;
@@ -645,7 +661,7 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, i64 m, i64 n, 
     check(en.rt->queue().enqueueWriteBuffer(bd, CL_TRUE, 0, h.size() * 8, h.data()), "trsm: write");
     return;
   }
-  check_span("a", a, mat_span(na, na, lda));
+  check_span("a", a, mat_span("lda", na, na, lda));
   // Right: X op(A) = alpha B is op(A)^T x_r = alpha b_r for each row r of B.
   const transpose t = left ? trans : (trans == transpose::none ? transpose::trans : transpose::none);
   const i64 nrhs = left ? n : m;
@@ -676,23 +692,24 @@ buffer upload(const double* p, i64 count) { return count > 0 ? buffer(p, static_
 void hook_gemv(layout lay, transpose trans, i64 m, i64 n, double alpha, const double* a, i64 lda, const double* x,
                i64 incx, double beta, double* y, i64 incy, rounding mode) {
   const i64 rows = trans == transpose::none ? m : n, cols = trans == transpose::none ? n : m;
-  const buffer ad = upload(a, lay == layout::row_major ? mat_span(m, n, lda) : mat_span(n, m, lda));
-  const buffer xd = upload(x, vec_span(cols, incx));
-  buffer yd = upload(y, vec_span(rows, incy));
+  const buffer ad = upload(a, lay == layout::row_major ? mat_span("lda", m, n, lda) : mat_span("lda", n, m, lda));
+  const buffer xd = upload(x, vec_span("incx", cols, incx));
+  buffer yd = upload(y, vec_span("incy", rows, incy));
   gemv(lay, trans, m, n, alpha, ad, lda, xd, incx, beta, yd, incy, mode);
-  yd.read(y, static_cast<std::size_t>(vec_span(rows, incy)));
+  yd.read(y, static_cast<std::size_t>(vec_span("incy", rows, incy)));
 }
 
 void hook_trsv(const char* routine, layout lay, uplo ul, transpose trans, diag dg, i64 n, double alpha,
                const double* a, i64 lda, double* x, i64 incx, rounding mode) {
-  const buffer ad = upload(a, mat_span(n, n, lda));
-  buffer xd = upload(x, vec_span(n, incx));
+  const buffer ad = upload(a, mat_span("lda", n, n, lda));
+  buffer xd = upload(x, vec_span("incx", n, incx));
+  if (n == 1) incx = 1;  // one element: the increment is never used
   {
     engine en;
     solve_device(en, routine, lay, ul, trans, dg, n, alpha, detail::mem(ad, *en.rt, "a"), lda,
                  detail::mem(xd, *en.rt, "x"), vec_base(n, incx), incx, mode);
   }
-  xd.read(x, static_cast<std::size_t>(vec_span(n, incx)));
+  xd.read(x, static_cast<std::size_t>(vec_span("incx", n, incx)));
 }
 
 void hook_gemm(layout lay, transpose ta, transpose tb, i64 m, i64 n, i64 k, double alpha, const double* a,
@@ -701,9 +718,9 @@ void hook_gemm(layout lay, transpose ta, transpose tb, i64 m, i64 n, i64 k, doub
   const bool at = ta == transpose::trans, bt = tb == transpose::trans;
   const i64 a_rows = at ? k : m, a_cols = at ? m : k;
   const i64 b_rows = bt ? n : k, b_cols = bt ? k : n;
-  const buffer ad = upload(a, col ? mat_span(a_cols, a_rows, lda) : mat_span(a_rows, a_cols, lda));
-  const buffer bd = upload(b, col ? mat_span(b_cols, b_rows, ldb) : mat_span(b_rows, b_cols, ldb));
-  const i64 c_span = col ? mat_span(n, m, ldc) : mat_span(m, n, ldc);
+  const buffer ad = upload(a, col ? mat_span("lda", a_cols, a_rows, lda) : mat_span("lda", a_rows, a_cols, lda));
+  const buffer bd = upload(b, col ? mat_span("ldb", b_cols, b_rows, ldb) : mat_span("ldb", b_rows, b_cols, ldb));
+  const i64 c_span = col ? mat_span("ldc", n, m, ldc) : mat_span("ldc", m, n, ldc);
   buffer cd = upload(c, c_span);
   gemm(lay, ta, tb, m, n, k, alpha, ad, lda, bd, ldb, beta, cd, ldc, mode);
   cd.read(c, static_cast<std::size_t>(c_span));
@@ -713,8 +730,8 @@ void hook_trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, i64 m, i6
                i64 lda, double* b, i64 ldb, rounding mode) {
   const i64 na = sd == side::left ? m : n;
   const bool col = lay == layout::col_major;
-  const buffer ad = upload(a, mat_span(na, na, lda));
-  const i64 b_span = col ? mat_span(n, m, ldb) : mat_span(m, n, ldb);
+  const buffer ad = upload(a, mat_span("lda", na, na, lda));
+  const i64 b_span = col ? mat_span("ldb", n, m, ldb) : mat_span("ldb", m, n, ldb);
   buffer bd = upload(b, b_span);
   trsm(lay, sd, ul, trans, dg, m, n, alpha, ad, lda, bd, ldb, mode);
   bd.read(b, static_cast<std::size_t>(b_span));

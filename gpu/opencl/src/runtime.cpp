@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "embedded_kernels.hpp"
+#include "exala/checked.hpp"
 #include "exala/error.hpp"
 
 namespace exala::opencl::detail {
@@ -379,9 +380,12 @@ buffer::buffer(buffer&&) noexcept = default;
 buffer& buffer::operator=(buffer&&) noexcept = default;
 
 namespace {
+// count doubles in bytes, within the one element limit of exala/checked.hpp
+// (2^60 - 1 elements, so the byte count cannot wrap).
 std::size_t checked_bytes(std::size_t count, const char* arg) {
-  if (count > (std::size_t{1} << 60) / sizeof(double))
-    throw invalid_argument(arg, "is too large: " + std::to_string(count) + " doubles");
+  if (count > static_cast<std::size_t>(exala::detail::max_elements))
+    throw invalid_argument(arg, "is too large: " + std::to_string(count) +
+                                    " doubles (at most 2^60 - 1)");
   return count * sizeof(double);
 }
 }  // namespace

@@ -4,10 +4,11 @@
 // All solvers share exala::trsv's argument conventions (CBLAS order, BLAS
 // strides, x holds b on entry and the solution on exit, only the `ul`
 // triangle read (with diag::unit not the diagonal either), lda >= max(1, n),
-// a written vector may not have increment 0 when n > 1,
-// exala::invalid_argument naming the argument, and exala::singular_matrix
-// naming the smallest row with an exact zero on a non-unit diagonal, thrown
-// before anything is written).
+// a written vector may not have increment 0 when n > 1, a matrix or vector
+// whose addresses would pass 2^60 - 1 elements is refused (naming "a", lda
+// or the increment), exala::invalid_argument naming the argument, and
+// exala::singular_matrix naming the smallest row with an exact zero on a
+// non-unit diagonal, thrown before anything is written).
 //
 //   method            forward error (u = 2^-53)       reproducible
 //   trsv (blas2)      correctly rounded x_i from the   yes (any backend)
@@ -84,8 +85,12 @@ refinement_report trsv_exact_refined(layout lay, uplo ul, transpose trans, diag 
 // formed column by column with trsv_compensated (each column accurate to
 // ~u + n cond u^2), so the value is reliable to a few digits while
 // n cond u^2 << 1 (cond up to ~1e28 at n = 100); beyond that it is only an
-// estimate (MPFR is the truth for the accuracy study). Cost n^3/6 compensated
-// updates. x is read-only (increment 0 allowed); x = 0 gives NaN (0/0).
+// estimate (MPFR is the truth for the accuracy study). Computed on the
+// rows of op(A) and on x scaled by exact powers of two (the condition number
+// does not change), so data near the overflow or underflow thresholds give
+// the value of the same problem in the ordinary range, not inf, NaN or 0.
+// Cost n^3/6 compensated updates and a copy of the triangle (n^2 doubles).
+// x is read-only (increment 0 allowed); x = 0 gives NaN (0/0).
 double skeel_condition(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n,
                        const double* a, std::int64_t lda, const double* x, std::int64_t incx);
 

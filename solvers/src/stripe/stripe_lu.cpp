@@ -34,6 +34,7 @@
 #include "driver_common.hpp"
 #include "engine.hpp"
 #include "exala/blas2.hpp"
+#include "exala/checked.hpp"
 #include "kernels.hpp"
 #include "store.hpp"
 
@@ -697,6 +698,7 @@ stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& o
   if (lda < std::max<i64>(1, n))
     throw invalid_argument("lda", "must be >= max(1, n) = " + std::to_string(std::max<i64>(1, n)) +
                                       ", got " + std::to_string(lda));
+  detail::check_matrix_extent("a", "lda", false, n, n, lda);  // n * n and the span of A
   if (n > 0 && a == nullptr) throw invalid_argument("a", "is null");
   impl& s = *p_;
   s.opt = opt;
@@ -781,6 +783,7 @@ void check_rhs(i64 n, i64 nrhs, const void* b, i64 ldb, const char* bn, const ch
   if (ldb < std::max<i64>(1, n))
     throw invalid_argument(ldn, "must be >= max(1, n) = " + std::to_string(std::max<i64>(1, n)) +
                                     ", got " + std::to_string(ldb));
+  detail::check_matrix_extent(bn, ldn, false, n, nrhs, ldb);  // n * nrhs and the span
   if (n > 0 && nrhs > 0 && b == nullptr) throw invalid_argument(bn, "is null");
 }
 }  // namespace

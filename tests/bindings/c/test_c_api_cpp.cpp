@@ -668,6 +668,29 @@ BOOST_AUTO_TEST_CASE(stripe_lu_in_core_matches_cpp) {
   }
 }
 
+// Issue 15, row 10: the C++ entry points of the stripe LU check the extent
+// of A, B and X themselves (the C wrapper checks first, so the C tests do
+// not reach these): n = lda = 2^32 gave n * n = 2^64 entries, which wrapped
+// to an empty copy of A, then a read far outside a.
+BOOST_AUTO_TEST_CASE(stripe_lu_cpp_address_overflow) {
+  const double a[4] = {2.0, 1.0, 0.0, 4.0};
+  const std::int64_t p32 = std::int64_t{1} << 32, p62 = std::int64_t{1} << 62;
+  auto names = [](const char* arg) {
+    return [arg](const exala::invalid_argument& e) {
+      return e.argument() == arg && std::string(e.what()).find("2^60") != std::string::npos;
+    };
+  };
+  BOOST_CHECK_EXCEPTION(exala::stripe_lu(p32, a, p32), exala::invalid_argument, names("a"));
+  BOOST_CHECK_EXCEPTION(exala::stripe_lu(2, a, p62), exala::invalid_argument, names("lda"));
+  const exala::stripe_lu lu(2, a, 2);
+  double b[2] = {2.0, 5.0}, x[2] = {0.0, 0.0};
+  BOOST_CHECK_EXCEPTION(lu.solve(2, b, p62), exala::invalid_argument, names("ldb"));
+  BOOST_CHECK_EXCEPTION(lu.solve(p62, b, 2), exala::invalid_argument, names("b"));
+  BOOST_CHECK_EXCEPTION(lu.solve_refined(2, b, 2, x, p62), exala::invalid_argument, names("ldx"));
+  BOOST_CHECK_EXCEPTION(lu.backward_error(p62, b, 2, x, 2), exala::invalid_argument, names("b"));
+  BOOST_TEST((b[0] == 2.0 && b[1] == 5.0 && x[0] == 0.0));
+}
+
 BOOST_AUTO_TEST_CASE(stripe_lu_out_of_core_matches_cpp) {
   const scratch s;
   const i64 n = 130, nrhs = 2, stripe = 24;

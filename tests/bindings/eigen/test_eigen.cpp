@@ -281,6 +281,40 @@ BOOST_AUTO_TEST_CASE(level1_size_mismatch_names_y) {
   }
 }
 
+// Issue 15, row 10: a Map may carry any stride without touching memory; a
+// stride whose address would pass 2^60 - 1 elements is refused naming the
+// argument before the adapter moves a pointer by it (the view of a negative
+// stride, and the aliasing ranges, are computed from it).
+BOOST_AUTO_TEST_CASE(hostile_strides_are_refused_naming_the_argument) {
+  double buf[4] = {1.0, 2.0, 3.0, 4.0};
+  const i64 p62 = i64{1} << 62;
+  auto names = [](const char* arg) {
+    return [arg](const exala::invalid_argument& e) {
+      return e.argument() == arg && std::string(e.what()).find("2^60") != std::string::npos;
+    };
+  };
+  using StridedVec = Eigen::Map<const VectorXd, 0, Eigen::InnerStride<>>;
+  for (const i64 inc : {p62, -p62, std::numeric_limits<i64>::min(), std::numeric_limits<i64>::max()}) {
+    const StridedVec x(buf, 2, Eigen::InnerStride<>(static_cast<Index>(inc)));
+    BOOST_CHECK_EXCEPTION((void)ee::sum(x), exala::invalid_argument, names("x"));
+    BOOST_CHECK_EXCEPTION((void)ee::nrm2(x), exala::invalid_argument, names("x"));
+    BOOST_CHECK_EXCEPTION((void)ee::dot(StridedVec(buf, 2, Eigen::InnerStride<>(1)), x), exala::invalid_argument,
+                          names("y"));
+  }
+  const Eigen::Map<const MatrixXd, 0, Eigen::OuterStride<>> A(buf, 2, 2, Eigen::OuterStride<>(p62));
+  VectorXd y = VectorXd::Zero(2);
+  BOOST_CHECK_EXCEPTION(ee::gemv(transpose::none, 1.0, A, VectorXd::Ones(2), 0.0, y), exala::invalid_argument,
+                        names("A"));
+  MatrixXd C = MatrixXd::Zero(2, 2);
+  BOOST_CHECK_EXCEPTION(ee::gemm(transpose::none, transpose::none, 1.0, MatrixXd::Ones(2, 2), A, 0.0, C),
+                        exala::invalid_argument, names("B"));
+  Eigen::Map<MatrixXd, 0, Eigen::OuterStride<>> Cm(buf, 2, 2, Eigen::OuterStride<>(p62));
+  BOOST_CHECK_EXCEPTION(ee::gemm(transpose::none, transpose::none, 1.0, MatrixXd::Ones(2, 2),
+                                 MatrixXd::Ones(2, 2), 0.0, Cm),
+                        exala::invalid_argument, names("C"));
+  BOOST_TEST((buf[0] == 1.0 && buf[3] == 4.0 && y.isZero() && C.isZero()));
+}
+
 // ------------------------------------------------------------------ level 2
 
 namespace {

@@ -35,6 +35,7 @@
 #include "exala/blas1.hpp"
 #include "exala/blas2.hpp"
 #include "exala/blas3.hpp"
+#include "exala/checked.hpp"
 #include "exala/error.hpp"
 
 namespace exala::eigen {
@@ -72,17 +73,24 @@ struct mutable_vector_view {
   std::int64_t inc = 1;
 };
 
+// The address span of the stride is checked (exala/checked.hpp) before any
+// pointer is moved: a Map with a stride of 2^62 is refused naming `name`.
 template <class View, class Ref>
-View vector_view_of(Ref& v) {
+View vector_view_of(Ref& v, const char* name) {
   View r;
   r.n = static_cast<std::int64_t>(v.size());
   r.inc = static_cast<std::int64_t>(v.innerStride());
+  exala::detail::check_vector_span(name, r.n, r.inc);
   r.p = v.data();
   if (r.n > 1 && r.inc < 0) r.p += (r.n - 1) * r.inc;
   return r;
 }
-inline vector_view view(const ConstVectorRef& v) { return vector_view_of<vector_view>(v); }
-inline mutable_vector_view view(VectorRef& v) { return vector_view_of<mutable_vector_view>(v); }
+inline vector_view view(const ConstVectorRef& v, const char* name) {
+  return vector_view_of<vector_view>(v, name);
+}
+inline mutable_vector_view view(VectorRef& v, const char* name) {
+  return vector_view_of<mutable_vector_view>(v, name);
+}
 
 // A matrix as column-major storage S (rows x cols, leading dimension ld);
 // the Eigen matrix is S, or S^T when `transposed` (row-major storage).
@@ -115,6 +123,9 @@ View matrix_view_of(Ref& m, const char* name) {
                                        " (overlapping columns/rows are not supported)");
     v.ld = std::max<std::int64_t>(1, outer);
   }
+  // Element count and address span within 2^60 - 1 (exala/checked.hpp),
+  // before any address is formed from the outer stride.
+  exala::detail::check_matrix_extent(name, name, false, v.rows, v.cols, v.ld);
   return v;
 }
 
@@ -274,14 +285,14 @@ inline void gemm(transpose ta, transpose tb, double alpha, matrix_view a, matrix
 // Correctly rounded sum of x_i (exala::sum: exact accumulation, one rounding
 // in ex.mode). An expression x is evaluated element-wise by Eigen first.
 inline double sum(const ConstVectorRef& x, const exec& ex = {}) {
-  const detail::vector_view v = detail::view(x);
+  const detail::vector_view v = detail::view(x, "x");
   return exala::sum(v.n, v.p, v.inc, ex);
 }
 
 // Correctly rounded sum of |x_i| (exala::asum). An expression x is evaluated
 // element-wise by Eigen first.
 inline double asum(const ConstVectorRef& x, const exec& ex = {}) {
-  const detail::vector_view v = detail::view(x);
+  const detail::vector_view v = detail::view(x, "x");
   return exala::asum(v.n, v.p, v.inc, ex);
 }
 
@@ -292,14 +303,14 @@ inline double dot(const ConstVectorRef& x, const ConstVectorRef& y, const exec& 
   if (x.size() != y.size())
     throw invalid_argument("y", "has " + detail::num(y.size()) + " elements but x has " +
                                     detail::num(x.size()));
-  const detail::vector_view a = detail::view(x), b = detail::view(y);
+  const detail::vector_view a = detail::view(x, "x"), b = detail::view(y, "y");
   return exala::dot(a.n, a.p, a.inc, b.p, b.inc, ex);
 }
 
 // Correctly rounded Euclidean norm (exala::nrm2: exact sum of squares, one
 // rounding of its square root). An expression x is evaluated by Eigen first.
 inline double nrm2(const ConstVectorRef& x, const exec& ex = {}) {
-  const detail::vector_view v = detail::view(x);
+  const detail::vector_view v = detail::view(x, "x");
   return exala::nrm2(v.n, v.p, v.inc, ex);
 }
 
@@ -316,7 +327,7 @@ template <class DA>
 void gemv(transpose op, double alpha, const Eigen::MatrixBase<DA>& A, const ConstVectorRef& x,
           double beta, VectorRef y, const exec& ex = {}) {
   detail::with_matrix(A, "A", [&](const detail::matrix_view& a) {
-    detail::gemv(op, alpha, a, detail::view(x), beta, detail::view(y), ex);
+    detail::gemv(op, alpha, a, detail::view(x, "x"), beta, detail::view(y, "y"), ex);
   });
 }
 
