@@ -48,9 +48,9 @@ extern "C" {
  * the values of its smallest bit-field, and reading any other is undefined
  * behaviour. In C they are plain enums (same size, same calling convention). */
 #ifdef __cplusplus
-#define EXALA_ENUM_(name) enum name : int
+#define EXALA_C_ENUM_(name) enum name : int
 #else
-#define EXALA_ENUM_(name) enum name
+#define EXALA_C_ENUM_(name) enum name
 #endif
 
 #define EXALA_VERSION_MAJOR 0
@@ -61,7 +61,7 @@ extern "C" {
 
 /* Every failure has a code; the values are stable (the Fortran module
  * mirrors them). */
-typedef EXALA_ENUM_(exala_status) {
+typedef EXALA_C_ENUM_(exala_status) {
   EXALA_SUCCESS = 0,
   EXALA_ERROR_INVALID_ARGUMENT = 1, /* an argument outside its documented domain (n < 0, null
                                        pointer, lda too small, bad enum value, ...); the
@@ -98,13 +98,13 @@ void exala_version_numbers(int* major, int* minor, int* patch);
 
 /* ------------------------------------------------- enums (CBLAS's values) */
 
-typedef EXALA_ENUM_(exala_layout) { EXALA_ROW_MAJOR = 101, EXALA_COL_MAJOR = 102 } exala_layout;
-typedef EXALA_ENUM_(exala_transpose) { EXALA_NO_TRANS = 111, EXALA_TRANS = 112 } exala_transpose;
-typedef EXALA_ENUM_(exala_uplo) { EXALA_UPPER = 121, EXALA_LOWER = 122 } exala_uplo;
-typedef EXALA_ENUM_(exala_diag) { EXALA_NON_UNIT = 131, EXALA_UNIT = 132 } exala_diag;
-typedef EXALA_ENUM_(exala_side) { EXALA_LEFT = 141, EXALA_RIGHT = 142 } exala_side;
+typedef EXALA_C_ENUM_(exala_layout) { EXALA_ROW_MAJOR = 101, EXALA_COL_MAJOR = 102 } exala_layout;
+typedef EXALA_C_ENUM_(exala_transpose) { EXALA_NO_TRANS = 111, EXALA_TRANS = 112 } exala_transpose;
+typedef EXALA_C_ENUM_(exala_uplo) { EXALA_UPPER = 121, EXALA_LOWER = 122 } exala_uplo;
+typedef EXALA_C_ENUM_(exala_diag) { EXALA_NON_UNIT = 131, EXALA_UNIT = 132 } exala_diag;
+typedef EXALA_C_ENUM_(exala_side) { EXALA_LEFT = 141, EXALA_RIGHT = 142 } exala_side;
 
-typedef EXALA_ENUM_(exala_rounding) {
+typedef EXALA_C_ENUM_(exala_rounding) {
   EXALA_ROUND_NEAREST_EVEN = 0, /* IEEE roundTiesToEven */
   EXALA_ROUND_TOWARD_ZERO = 1,
   EXALA_ROUND_UPWARD = 2,
@@ -112,7 +112,7 @@ typedef EXALA_ENUM_(exala_rounding) {
 } exala_rounding;
 
 /* The backends (the order of the C++ X-macro EXALA_BACKENDS). */
-typedef EXALA_ENUM_(exala_backend) {
+typedef EXALA_C_ENUM_(exala_backend) {
   EXALA_BACKEND_REFERENCE = 0, /* scalar loops into a superaccumulator: the oracle */
   EXALA_BACKEND_SIMD = 1,      /* AVX-512 / AVX2 kernels chosen at run time */
   EXALA_BACKEND_OMP = 2,       /* OpenMP threads over the simd kernels */
@@ -289,12 +289,13 @@ exala_status exala_trsv_mpfr_solution(exala_layout layout, exala_uplo uplo,
 /* --------------------------------------------------- solvers: stripe LU
  * Out-of-core (or in-core) Gauss elimination by stripes of rows; reproducible
  * (bits independent of threads, cache, order, resume); see exala/stripe_lu.hpp. */
-typedef EXALA_ENUM_(exala_stripe_order) {
+typedef EXALA_C_ENUM_(exala_stripe_order) {
   EXALA_ORDER_BASIC = 0,
   EXALA_ORDER_ZIGZAG = 1,
   EXALA_ORDER_META_ZIGZAG = 2
 } exala_stripe_order;
-typedef EXALA_ENUM_(exala_pivoting) { EXALA_PIVOT_LOCAL = 0, EXALA_PIVOT_PARTIAL = 1 } exala_pivoting;
+typedef EXALA_C_ENUM_(exala_pivoting) { EXALA_PIVOT_LOCAL = 0, EXALA_PIVOT_PARTIAL = 1 } exala_pivoting;
+#undef EXALA_C_ENUM_
 
 typedef struct exala_stripe_lu_progress {
   const char* phase; /* "factor", "solve", "refine" */
