@@ -78,7 +78,10 @@ typedef EXALA_C_ENUM_(exala_status) {
   EXALA_ERROR_OUT_OF_MEMORY = 7,    /* an allocation failed */
   EXALA_ERROR_RUNTIME = 8,          /* any other failure of a lower layer (an OpenCL or CUDA
                                        runtime error, a missing device, ...) */
-  EXALA_ERROR_INTERNAL = 9          /* an unexpected failure: a bug, please report it */
+  EXALA_ERROR_INTERNAL = 9,         /* an unexpected failure: a bug, please report it */
+  EXALA_ERROR_OVERFLOW = 10         /* stripe LU: the solution is beyond the double range (finite
+                                       A and b, scaled internally; a result is never inf or NaN
+                                       silently); exala_last_error_index() is the 0-based row */
 } exala_status;
 
 /* A static string naming the status ("EXALA_ERROR_SINGULAR", ...). */

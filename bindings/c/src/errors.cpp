@@ -60,6 +60,9 @@ exala_status status_from_exception() noexcept {
   } catch (const storage_error& e) {
     record(e.what(), e.stripe());
     return EXALA_ERROR_STORAGE;
+  } catch (const solution_overflow& e) {
+    record(e.what(), e.row());
+    return EXALA_ERROR_OVERFLOW;
   } catch (const format_error& e) {
     record(e.what(), -1);
     return EXALA_ERROR_FORMAT;
@@ -103,6 +106,7 @@ const char* exala_status_string(exala_status status) {
     EXALA_C_STATUS_(EXALA_ERROR_OUT_OF_MEMORY)
     EXALA_C_STATUS_(EXALA_ERROR_RUNTIME)
     EXALA_C_STATUS_(EXALA_ERROR_INTERNAL)
+    EXALA_C_STATUS_(EXALA_ERROR_OVERFLOW)
 #undef EXALA_C_STATUS_
   }
   return "EXALA_STATUS_UNKNOWN";

@@ -55,11 +55,12 @@ module exala
     enumerator :: EXALA_ERROR_OUT_OF_MEMORY = 7
     enumerator :: EXALA_ERROR_RUNTIME = 8
     enumerator :: EXALA_ERROR_INTERNAL = 9
+    enumerator :: EXALA_ERROR_OVERFLOW = 10
   end enum
   public :: EXALA_SUCCESS, EXALA_ERROR_INVALID_ARGUMENT, EXALA_ERROR_NOT_COMPILED_IN, &
             EXALA_ERROR_SINGULAR, EXALA_ERROR_SINGULAR_PIVOT, EXALA_ERROR_STORAGE, &
             EXALA_ERROR_FORMAT, EXALA_ERROR_OUT_OF_MEMORY, EXALA_ERROR_RUNTIME, &
-            EXALA_ERROR_INTERNAL
+            EXALA_ERROR_INTERNAL, EXALA_ERROR_OVERFLOW
 
   ! ------------------------------------------- enums of exala.h (CBLAS values)
   enum, bind(c)

@@ -73,6 +73,7 @@ static void test_version(void) {
   CHECK(strcmp(exala_status_string(EXALA_SUCCESS), "EXALA_SUCCESS") == 0);
   CHECK(strcmp(exala_status_string(EXALA_ERROR_SINGULAR_PIVOT), "EXALA_ERROR_SINGULAR_PIVOT") == 0);
   CHECK(strcmp(exala_status_string(EXALA_ERROR_INTERNAL), "EXALA_ERROR_INTERNAL") == 0);
+  CHECK(strcmp(exala_status_string(EXALA_ERROR_OVERFLOW), "EXALA_ERROR_OVERFLOW") == 0);
   CHECK(strcmp(exala_status_string((exala_status)42), "EXALA_STATUS_UNKNOWN") == 0);
 }
 
@@ -789,6 +790,28 @@ static void test_stripe_lu_in_core(void) {
   CHECK_STATUS(exala_stripe_lu_factor(n, a, n, &opt, &lu), EXALA_ERROR_NOT_COMPILED_IN);
   CHECK(strstr(exala_last_error(), "cuda") != NULL);
   CHECK(lu == NULL);
+
+  /* Near the ends of the range (issue 15 row 1): A = [1 0; 1 4] with
+   * b = (1e308, -1e308) solves to its exact solution (1e308, -1e308/2);
+   * A = 1e-300 I with b = (1, 1e300) has a solution beyond the double range:
+   * EXALA_ERROR_OVERFLOW naming row 1, never an inf or NaN with success. */
+  {
+    const double a2[4] = {1.0, 1.0, 0.0, 4.0}, big[4] = {1e-300, 0.0, 0.0, 1e-300};
+    double y[2] = {1e308, -1e308};
+    exala_stripe_lu* lu2 = NULL;
+    CHECK_OK(exala_stripe_lu_factor(2, a2, 2, NULL, &lu2));
+    CHECK_OK(exala_stripe_lu_solve(lu2, 1, y, 2));
+    CHECK(y[0] == 1e308 && y[1] == -1e308 / 2);
+    exala_stripe_lu_destroy(lu2);
+    lu2 = NULL;
+    y[0] = 1.0;
+    y[1] = 1e300;
+    CHECK_OK(exala_stripe_lu_factor(2, big, 2, NULL, &lu2));
+    CHECK_STATUS(exala_stripe_lu_solve(lu2, 1, y, 2), EXALA_ERROR_OVERFLOW);
+    CHECK(exala_last_error_index() == 1);
+    CHECK(strstr(exala_last_error(), "exceeds the double range") != NULL);
+    exala_stripe_lu_destroy(lu2);
+  }
 
   /* a singular matrix: column 2 all zero, so the pivot of column 2 is 0 */
   for (i = 0; i < n; ++i) a[2 * n + i] = 0.0;

@@ -190,15 +190,16 @@ contains
     integer :: code
     ! The status enum mirrors exala.h by name and value: the C library names
     ! each Fortran value with the Fortran enumerator's own name.
-    character(30), parameter :: status_names(0:9) = [character(30) :: 'EXALA_SUCCESS', &
+    character(30), parameter :: status_names(0:10) = [character(30) :: 'EXALA_SUCCESS', &
         'EXALA_ERROR_INVALID_ARGUMENT', 'EXALA_ERROR_NOT_COMPILED_IN', 'EXALA_ERROR_SINGULAR', &
         'EXALA_ERROR_SINGULAR_PIVOT', 'EXALA_ERROR_STORAGE', 'EXALA_ERROR_FORMAT', &
-        'EXALA_ERROR_OUT_OF_MEMORY', 'EXALA_ERROR_RUNTIME', 'EXALA_ERROR_INTERNAL']
-    integer, parameter :: status_values(0:9) = [EXALA_SUCCESS, EXALA_ERROR_INVALID_ARGUMENT, &
+        'EXALA_ERROR_OUT_OF_MEMORY', 'EXALA_ERROR_RUNTIME', 'EXALA_ERROR_INTERNAL', &
+        'EXALA_ERROR_OVERFLOW']
+    integer, parameter :: status_values(0:10) = [EXALA_SUCCESS, EXALA_ERROR_INVALID_ARGUMENT, &
         EXALA_ERROR_NOT_COMPILED_IN, EXALA_ERROR_SINGULAR, EXALA_ERROR_SINGULAR_PIVOT, &
         EXALA_ERROR_STORAGE, EXALA_ERROR_FORMAT, EXALA_ERROR_OUT_OF_MEMORY, &
-        EXALA_ERROR_RUNTIME, EXALA_ERROR_INTERNAL]
-    do code = 0, 9
+        EXALA_ERROR_RUNTIME, EXALA_ERROR_INTERNAL, EXALA_ERROR_OVERFLOW]
+    do code = 0, 10
       call check(exala_status_string(status_values(code)) == trim(status_names(code)), &
                  'status enumerator ' // trim(status_names(code)))
     end do
