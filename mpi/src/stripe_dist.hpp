@@ -124,10 +124,8 @@ struct stripe_lu::impl {
   i64 n = 0, S = 1, Sp = 1, m = 1, N = 0, G = 0;
   i64 file_stripe = 0;  // rows per orig_ file of the shared system (out of core)
   // The factored matrix is A' = 2^-sc.exp A, as in the single process
-  // (stripe_lu.hpp, "Range"): sc.norm = ||A'||_inf, sc.max_abs = max |a_ij|,
-  // max_s = max |a'_ij|.
+  // (stripe_lu.hpp, "Range").
   dist::st::matrix_scale sc;
-  double max_s = 0;
   double pivot_ratio = 0;  // this rank's min |u_jj| / max|a_ij| (note_pivots)
   // In memory: own stripe J at index J / P, rows(J) x n, ld rows(J).
   bool in_core = false;
@@ -155,7 +153,7 @@ struct stripe_lu::impl {
   i64 rows(i64 J) const { return std::min(S, n - J * S); }
   i64 col_of_group(i64 g) const { return std::min(n, g * m * S); }
   double threshold() const;  // in the units of A'
-  void set_scale(double max_abs);  // sc.exp, sc.max_abs, max_s (not sc.norm)
+  void set_scale(double max_abs);  // sc.exp, sc.max_abs, sc.max_scaled (not sc.norm)
   // factor_in_memory / factor_out_of_core with pivot errors in A's units.
   void factor(bool out_of_core);
 

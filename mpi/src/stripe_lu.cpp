@@ -217,15 +217,10 @@ stripe_lu::impl::~impl() {
   if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
 }
 
-double stripe_lu::impl::threshold() const {
-  return opt.pivot_threshold >= 0 ? std::ldexp(opt.pivot_threshold, -sc.exp)
-                                  : double(n) * unit_roundoff * max_s;
-}
+double stripe_lu::impl::threshold() const { return st::pivot_threshold(opt, n, sc); }
 
 void stripe_lu::impl::set_scale(double max_abs) {
-  sc.max_abs = max_abs;
-  sc.exp = st::scale_exponent(max_abs);
-  max_s = std::ldexp(max_abs, -sc.exp);
+  sc.set_max(max_abs);
   rep.matrix_scale = sc.exp;
 }
 
@@ -257,9 +252,9 @@ void stripe_lu::impl::choose_sizes(bool out_of_core) {
 }
 
 void stripe_lu::impl::note_pivots(const st::block& b, i64 r0) {
-  if (max_s == 0) return;
+  if (sc.max_scaled == 0) return;
   for (i64 i = 0; i < b.rows; ++i) {
-    const double r = std::fabs(b.col(r0 + i)[i]) / max_s;
+    const double r = std::fabs(b.col(r0 + i)[i]) / sc.max_scaled;
     if (r < pivot_ratio || pivot_ratio == 0) pivot_ratio = r;
   }
 }

@@ -142,6 +142,17 @@ int scale_exponent(double m) {
   return std::ilogb(m);
 }
 
+void matrix_scale::set_max(double max_abs_of_a) {
+  max_abs = max_abs_of_a;
+  exp = scale_exponent(max_abs_of_a);
+  max_scaled = std::ldexp(max_abs_of_a, -exp);
+}
+
+double pivot_threshold(const stripe_lu_options& opt, i64 n, const matrix_scale& s) {
+  return opt.pivot_threshold >= 0 ? std::ldexp(opt.pivot_threshold, -s.exp)
+                                  : double(n) * unit_roundoff * s.max_scaled;
+}
+
 void scale_block(i64 rows, i64 cols, double* a, i64 lda, int k) {
   if (k == 0) return;
   for (i64 j = 0; j < cols; ++j)

@@ -103,12 +103,19 @@ double stored_row_norm(const store& sto, std::int64_t n, std::int64_t row0, std:
 
 // The scaling of a factorization: A was factored as A' = 2^-exp A (exp =
 // scale_exponent(max |a_ij|)), norm = ||A'||_inf (so ||A||_inf = norm 2^exp),
-// max_abs = max |a_ij| of A itself (for messages).
+// max_abs = max |a_ij| of A itself (for messages), max_scaled = max |a'_ij|.
 struct matrix_scale {
   int exp = 0;
   double norm = 0;
   double max_abs = 0;
+  double max_scaled = 0;
+  // Sets exp, max_abs and max_scaled from max |a_ij| (norm is the caller's).
+  void set_max(double max_abs_of_a);
 };
+// Guarantee: exact (a power-of-two scaling, or n u max |a'_ij| rounded as
+// always): the pivot threshold of opt in the units of A' = 2^-s.exp A, the
+// same in both drivers.
+double pivot_threshold(const stripe_lu_options& opt, std::int64_t n, const matrix_scale& s);
 
 // Guarantee: reproducible and exactly scaled - y := A^-1 y for the n x nrhs
 // block y (ldy), as raw(nrhs, y, ldy) computes (A')^-1 y with the factors of

@@ -87,10 +87,8 @@ struct stripe_lu::impl {
   stripe_lu_report rep;
   i64 n = 0, S = 0, Sp = 0, m = 1, N = 0, G = 0;
   i64 file_stripe = 0;  // rows per orig_ file (out of core)
-  // The factored matrix is A' = 2^-sc.exp A (stripe_lu.hpp, "Range"); max_s
-  // = max |a'_ij|, sc.norm = ||A'||_inf, sc.max_abs = max |a_ij|.
+  // The factored matrix is A' = 2^-sc.exp A (stripe_lu.hpp, "Range").
   st::matrix_scale sc;
-  double max_s = 0;
   // In core: the original matrix and the factors (n x n, ld n).
   bool in_core = false;
   std::vector<double> a0, lu;
@@ -102,11 +100,8 @@ struct stripe_lu::impl {
   i64 rows(i64 I) const { return std::min(S, n - I * S); }
   i64 col_of_group(i64 g) const { return std::min(n, g * m * S); }
   // The pivot threshold in the units of A'.
-  double threshold() const {
-    return opt.pivot_threshold >= 0 ? std::ldexp(opt.pivot_threshold, -sc.exp)
-                                    : double(n) * unit_roundoff * max_s;
-  }
-  // max |a_ij| -> sc.exp, sc.max_abs, max_s (sc.norm is set by the caller).
+  double threshold() const { return st::pivot_threshold(opt, n, sc); }
+  // max |a_ij| -> sc.exp, sc.max_abs, sc.max_scaled (sc.norm is set by the caller).
   void set_scale(double max_abs);
   void choose_sizes(bool out_of_core);
   // factor_in_core / factor_out_of_core with pivot errors in A's units.
@@ -147,9 +142,7 @@ void stripe_lu::impl::choose_sizes(bool out_of_core) {
 }
 
 void stripe_lu::impl::set_scale(double max_abs) {
-  sc.max_abs = max_abs;
-  sc.exp = st::scale_exponent(max_abs);
-  max_s = std::ldexp(max_abs, -sc.exp);
+  sc.set_max(max_abs);
   rep.matrix_scale = sc.exp;
 }
 
@@ -165,11 +158,11 @@ void stripe_lu::impl::factor(bool out_of_core) {
   }
 }
 
-// Pivots and max_s are both of A' (the ratio is scale-free and in range).
+// Pivots and sc.max_scaled are both of A' (the ratio is scale-free and in range).
 void stripe_lu::impl::note_pivots(const st::block& b, i64 r0) {
-  if (max_s == 0) return;
+  if (sc.max_scaled == 0) return;
   for (i64 i = 0; i < b.rows; ++i) {
-    const double r = std::fabs(b.col(r0 + i)[i]) / max_s;
+    const double r = std::fabs(b.col(r0 + i)[i]) / sc.max_scaled;
     if (r < rep.min_pivot_ratio || rep.min_pivot_ratio == 0) rep.min_pivot_ratio = r;
   }
 }
