@@ -227,15 +227,7 @@ void stripe_lu::impl::set_scale(double max_abs) {
 // Every rank throws the same pivot error (owner_step), so every rank scales
 // it back alike.
 void stripe_lu::impl::factor(bool out_of_core) {
-  try {
-    if (out_of_core)
-      factor_out_of_core();
-    else
-      factor_in_memory();
-  } catch (const singular_pivot& e) {
-    if (sc.exp == 0) throw;
-    throw st::unscaled_pivot_error(e, sc.exp, threshold());
-  }
+  st::factor_in_units_of_a(sc, threshold(), [&] { out_of_core ? factor_out_of_core() : factor_in_memory(); });
 }
 
 // The single-process rules (stripe/driver_common.hpp, choose_stripe_sizes), so

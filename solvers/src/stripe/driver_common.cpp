@@ -153,6 +153,15 @@ double pivot_threshold(const stripe_lu_options& opt, i64 n, const matrix_scale& 
                                   : double(n) * unit_roundoff * s.max_scaled;
 }
 
+void factor_in_units_of_a(const matrix_scale& s, double thr, const std::function<void()>& factor) {
+  try {
+    factor();
+  } catch (const singular_pivot& e) {
+    if (s.exp == 0) throw;
+    throw unscaled_pivot_error(e, s.exp, thr);
+  }
+}
+
 void scale_block(i64 rows, i64 cols, double* a, i64 lda, int k) {
   if (k == 0) return;
   for (i64 j = 0; j < cols; ++j)

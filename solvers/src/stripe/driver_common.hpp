@@ -153,6 +153,9 @@ std::string pivot_why(const std::string& what);
 // and the threshold (thr, as the kernels used it) scaled back by 2^k.
 // Returns e itself (same message) when k = 0.
 singular_pivot unscaled_pivot_error(const singular_pivot& e, int k, double thr);
+// Runs factor() and rethrows its singular_pivot in A's units (s.exp, thr:
+// the threshold the kernels used), as both drivers report pivot errors.
+void factor_in_units_of_a(const matrix_scale& s, double thr, const std::function<void()>& factor);
 
 // Guarantee: reproducible - iterative refinement with the exact residual, a
 // fixed sequence of steps on its arguments (both stripe LU drivers run it, so

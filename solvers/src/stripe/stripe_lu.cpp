@@ -147,15 +147,7 @@ void stripe_lu::impl::set_scale(double max_abs) {
 }
 
 void stripe_lu::impl::factor(bool out_of_core) {
-  try {
-    if (out_of_core)
-      factor_out_of_core();
-    else
-      factor_in_core();
-  } catch (const singular_pivot& e) {
-    if (sc.exp == 0) throw;
-    throw st::unscaled_pivot_error(e, sc.exp, threshold());
-  }
+  st::factor_in_units_of_a(sc, threshold(), [&] { out_of_core ? factor_out_of_core() : factor_in_core(); });
 }
 
 // Pivots and sc.max_scaled are both of A' (the ratio is scale-free and in range).
