@@ -612,7 +612,7 @@ void matrix_stream::for_each(const visitor& visit) {
            std::to_string(count) + " before the end of the file");
 }
 
-array read_matrix_file(const std::string& path) {
+array read_matrix_file(const std::string& path, const entry_check& check) {
   matrix_stream s(path);
   const matrix_info& info = s.info();
   array a{info.rows, info.cols, {}};
@@ -621,7 +621,10 @@ array read_matrix_file(const std::string& path) {
     // file with a huge declared size fails on its length, not on memory.
     try {
       reserve_values(a.values, info.rows, info.cols);
-      s.for_each([&a](std::int64_t, std::int64_t, double v) { a.values.push_back(v); });
+      s.for_each([&](std::int64_t i, std::int64_t j, double v) {
+        if (check) check(s, i, j, v);
+        a.values.push_back(v);
+      });
     } catch (const std::bad_alloc&) {
       s.fail(out_of_memory_text(info.rows, info.cols, a.values.size()));
     }
@@ -643,6 +646,7 @@ array read_matrix_file(const std::string& path) {
                                       " cannot be held (out of memory)");
   }
   s.for_each([&](std::int64_t i, std::int64_t j, double v) {
+    if (check) check(s, i, j, v);
     const auto k = static_cast<std::size_t>(i + j * info.rows);
     if (seen[k])
       s.fail("entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +

@@ -131,8 +131,11 @@ class matrix_stream {
 
 // The whole matrix of a file of any supported kind, dense column-major.
 // Throws file_error for an entry given twice, or if rows * cols values
-// cannot be held.
-array read_matrix_file(const std::string& path);
+// cannot be held. `check`, if given, sees every value as it is read (row,
+// col 0-based) and may refuse it with s.fail (FILE:LINE of the value).
+using entry_check =
+    std::function<void(const matrix_stream& s, std::int64_t row, std::int64_t col, double value)>;
+array read_matrix_file(const std::string& path, const entry_check& check = {});
 
 // Throws file_error "PATH:LINE: WHAT" at the line of entry (row, col)
 // (0-based) of the matrix file `path`, found by reading the file again; the

@@ -125,40 +125,10 @@ void require_finite(const exala::io::matrix_stream& s, std::int64_t i, std::int6
 // exala::io::read_matrix_file reads it, but refusing a value that is not
 // finite with the file and its line (what: "the matrix", ...).
 exala::io::array read_finite_matrix(const std::string& path, std::string_view what) {
-  exala::io::matrix_stream s(path);
-  const exala::io::matrix_info& info = s.info();
-  exala::io::array a{info.rows, info.cols, {}};
-  if (info.format == exala::io::mm_format::array) {
-    // Values arrive in order: no zero-filled allocation up front, so a short
-    // file with a huge declared size fails on its length, not on memory.
-    a.values.reserve(static_cast<std::size_t>(std::min<std::int64_t>(info.entries, 1 << 20)));
-    s.for_each([&](std::int64_t i, std::int64_t j, double v) {
-      require_finite(s, i, j, v, what);
-      a.values.push_back(v);
-    });
-    return a;
-  }
-  const std::string size = std::to_string(info.rows) + " x " + std::to_string(info.cols);
-  const auto count = exala::detail::count_of(info.rows, info.cols);
-  std::vector<bool> seen;
-  try {
-    if (!count) throw std::bad_alloc();
-    a.values.assign(static_cast<std::size_t>(*count), 0.0);
-    seen.assign(static_cast<std::size_t>(*count), false);
-  } catch (const std::bad_alloc&) {
-    throw exala::io::file_error(s.name(), 0, "size " + size + " is too large to hold in memory");
-  } catch (const std::length_error&) {
-    throw exala::io::file_error(s.name(), 0, "size " + size + " is too large to hold in memory");
-  }
-  s.for_each([&](std::int64_t i, std::int64_t j, double v) {
-    require_finite(s, i, j, v, what);
-    const auto k = static_cast<std::size_t>(i + j * info.rows);
-    if (seen[k])
-      s.fail("entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ") is given twice");
-    seen[k] = true;
-    a.values[k] = v;
-  });
-  return a;
+  return exala::io::read_matrix_file(
+      path, [what](const exala::io::matrix_stream& s, std::int64_t i, std::int64_t j, double v) {
+        require_finite(s, i, j, v, what);
+      });
 }
 
 std::vector<std::string> required_workdirs(const stripe_request& r, std::string_view what) {
