@@ -105,6 +105,10 @@ endif()
 add_library(exala_numeric_flags INTERFACE)
 target_compile_options(exala_numeric_flags INTERFACE
   $<$<COMPILE_LANGUAGE:CXX,C>:-ffp-contract=off -fno-fast-math -fno-unsafe-math-optimizations -Wall -Wextra>)
+if(EXALA_SANITIZE)
+  # A consumer of an instrumented ExaLA links the sanitizer runtime too.
+  target_link_options(exala_numeric_flags INTERFACE "$<$<LINK_LANGUAGE:C,CXX,Fortran>:${_exala_san}>")
+endif()
 install(TARGETS exala_numeric_flags EXPORT ExaLATargets)
 
 # Installs a library target into the export set ExaLATargets (imported by

@@ -78,6 +78,9 @@ exala_cli_test(help_rounding_trsv STDOUT_REGEX "trsv: --method exact only\\)" AR
 exala_cli_error(unknown_local_backend
   "option '--local-backend' has unknown value 'gpu' (expected reference|simd|omp|opencl)"
   sum cancel.mtx --local-backend gpu --backend mpi)
+if(TARGET exala::mpi)  # --backend mpi initializes MPI (a singleton)
+  set_tests_properties(cli.unknown_local_backend PROPERTIES LABELS "cli;mpi")
+endif()
 
 # ---- the same under --backend mpi (rank 0 checks and writes x) ----
 # mpirun prints its own lines after the error: the one 'exala: error' line

@@ -35,6 +35,7 @@ program exala_example
   av = exala_gemv(a, v)
   print '(a, 3f5.1)', 'gemv: a v = ', av
   if (any(av /= -3)) failures = failures + 1
+  deallocate (av)
 
   ! 3. Triangular solve: [2 0; 1 4] x = [2, 9] has the exact solution [1, 2].
   t = reshape([2, 1, 0, 4], [2, 2])
