@@ -24,6 +24,13 @@ if(EXALA_SANITIZE)
   add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX,Fortran>:${_exala_san}>")
   add_link_options("$<$<LINK_LANGUAGE:C,CXX,Fortran>:${_exala_san}>")
 endif()
+# Shared libraries are linked with --no-undefined, except where the
+# sanitizer runtime is linked into executables only (clang): there a shared
+# library leaves the runtime's symbols to the program.
+set(EXALA_LINK_NO_UNDEFINED "LINKER:--no-undefined")
+if(EXALA_SANITIZE AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  set(EXALA_LINK_NO_UNDEFINED "")
+endif()
 
 set(EXALA_HAVE_OPENMP OFF)
 if(EXALA_WITH_OPENMP)

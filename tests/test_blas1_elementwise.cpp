@@ -200,7 +200,7 @@ BOOST_AUTO_TEST_CASE(axpy_every_length_stride_alpha) {
   for (std::int64_t n : lengths()) {
     const bool big = n > 1000;
     for (std::size_t si = 0; si < std::size(stride_pairs); ++si) {
-      const auto [incx, incy] = stride_pairs[si];
+      const std::int64_t incx = stride_pairs[si].first, incy = stride_pairs[si].second;
       if (big && si > 4) break;  // the long vector: the contiguous and the equal-stride pairs
       if (incx == 0 && n > 0 && n % 7 != 0) continue;  // x with increment 0: a sample of lengths
       for (std::size_t ai = 0; ai < std::size(alphas); ++ai) {
@@ -339,7 +339,8 @@ BOOST_AUTO_TEST_CASE(copy_and_swap_strides) {
   failures f;
   rng_t r(3004);
   for (std::int64_t n : {0, 1, 2, 3, 7, 8, 9, 31, 70, 1000}) {
-    for (const auto& [incx, incy] : stride_pairs) {
+    for (const auto& stride : stride_pairs) {
+      const std::int64_t incx = stride.first, incy = stride.second;
       std::vector<double> x = make_vec(kind::special, n, r), y = make_vec(kind::full_range, n, r);
       if (n > 0) x[0] = std::bit_cast<double>(std::uint64_t{0xfff0000000001234ULL});  // NaN payload
       const std::vector<double> x0 = incx == 0 ? std::vector<double>(x.size(), n > 0 ? x[0] : 0.0) : x;

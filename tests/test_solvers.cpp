@@ -399,10 +399,12 @@ BOOST_AUTO_TEST_CASE(every_kernel_set_same_bits) {
   rng_t r(13);
   for (std::int64_t n : {1, 7, 8, 23, 64, 129}) {
     const exala::trsv_problem p = exala::generate_ill_conditioned_trsv(n, n > 1 ? 1e20 : 1.0, 5);
-    for (const auto& [f, name] : {std::pair{compensated, "compensated"}, std::pair{double_double, "dd"}})
+    for (const auto& fn : {std::pair{compensated, "compensated"}, std::pair{double_double, "dd"}})
       for (layout lay : {layout::row_major, layout::col_major})
         for (transpose tt : {transpose::none, transpose::trans}) {
           const stored s = store(p.t, n, true, lay, tt, diag::non_unit, 2);
+          const auto& f = fn.first;
+          const auto* name = fn.second;
           std::vector<double> first;
           for_each_kernel_set([&](exala::kernel_set k) {
             const std::vector<double> x = solve_strided(f, s, p.b, 1);
@@ -917,7 +919,9 @@ BOOST_AUTO_TEST_CASE(argument_errors) {
       {[](L l, uplo ul, transpose t, diag d, std::int64_t n, const double* A, std::int64_t lda, double* X,
           std::int64_t inc) { exala::trsv_exact_refined(l, ul, t, d, n, A, lda, X, inc); },
        "trsv_exact_refined"}};
-  for (const auto& [f, name] : solvers) {
+  for (const auto& solver : solvers) {
+    const solver_fn& f = solver.first;
+    const std::string& name = solver.second;
     expect_invalid([&] { f(RM, LO, N, NU, -1, a, 2, x, 1); }, "n", name + " n=-1");
     expect_invalid([&] { f(RM, LO, N, NU, 2, a, 1, x, 1); }, "lda", name + " lda=1");
     expect_invalid([&] { f(RM, LO, N, NU, 0, a, 0, x, 1); }, "lda", name + " lda=0");
@@ -967,7 +971,9 @@ BOOST_AUTO_TEST_CASE(argument_errors) {
   // naming the argument before anything is read (T of the generator would
   // have n * n = 2^64 entries, which wrapped to 0).
   const std::int64_t p62 = std::int64_t{1} << 62, p32 = std::int64_t{1} << 32;
-  for (const auto& [f, name] : solvers) {
+  for (const auto& solver : solvers) {
+    const solver_fn& f = solver.first;
+    const std::string& name = solver.second;
     expect_invalid([&] { f(RM, LO, N, NU, 2, a, p62, x, 1); }, "lda", name + " lda=2^62");
     expect_invalid([&] { f(L::col_major, LO, N, NU, 2, a, INT64_MAX, x, 1); }, "lda", name + " lda=max");
     expect_invalid([&] { f(RM, LO, N, NU, 2, a, 2, x, INT64_MIN); }, "incx", name + " incx=min");

@@ -326,7 +326,8 @@ void check_gemv_forms(Index rows, Index cols, const exala::exec& ex, unsigned se
   for (transpose op : {transpose::none, transpose::trans}) {
     const Index in = op == transpose::none ? cols : rows, out = op == transpose::none ? rows : cols;
     const VectorXd x = random_vector(in, seed + 1), y0 = random_vector(out, seed + 2);
-    for (const auto& [alpha, beta] : {std::pair{1.0, 0.0}, std::pair{0.1, -3.0}, std::pair{0.0, 0.7}}) {
+    for (const auto& ab : {std::pair{1.0, 0.0}, std::pair{0.1, -3.0}, std::pair{0.0, 0.7}}) {
+      const double alpha = ab.first, beta = ab.second;
       VectorXd expect = y0;
       exala::gemv(exala::layout::col_major, op, rows, cols, alpha, a.data(), std::max<Index>(1, rows),
                   x.data(), 1, beta, expect.data(), 1, ex);
