@@ -17,6 +17,7 @@
 
 #include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks.hpp"
+#include "exala/detail/round_bounded.hpp"
 #include "exala/error.hpp"
 #include "kernels.hpp"
 
@@ -206,6 +207,13 @@ const detail::opencl_blas1_hooks* detail::get_opencl_blas1_hooks() noexcept {
   return opencl_hooks.load(std::memory_order_acquire);
 }
 
+bool detail::dot_decided(const double* x, const double* y, std::size_t n, rounding mode, double& out) {
+  const detail::kernel_table& k = detail::active_kernels();
+  bounded b;
+  if (k.dot_bounded == nullptr || !k.dot_bounded(x, y, n, b)) return false;
+  return detail::round_bounded(b.hi, b.lo, b.err, mode, out);
+}
+
 void detail::dot_contiguous(superaccumulator& acc, const double* x, const double* y, std::size_t n) {
   if (n != 0) detail::active_kernels().dot(acc, x, y, n);
 }
@@ -239,8 +247,44 @@ double asum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) 
   return acc.round(ex.mode);
 }
 
+namespace {
+
+// Longest dot that tries the bounded fast path first (simd and omp backends;
+// omp runs a dot this short on one thread anyway). Beyond it the blocked
+// exact kernels are as fast per element and need no second pass on failure.
+constexpr std::int64_t short_dot_max = 4096;
+// Strided short dots are packed into stack buffers of this many elements.
+constexpr std::int64_t short_dot_pack = 256;
+
+// The correctly rounded dot from the fast path, or false (see dot_decided).
+bool short_dot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
+               std::int64_t incy, const exec& ex, double& out) {
+  if (n == 0 || n > short_dot_max || (ex.backend != backend::simd && ex.backend != backend::omp))
+    return false;
+  const auto len = static_cast<std::size_t>(n);
+  // inc = -1 for both visits the same pairs in the opposite order, which
+  // the correctly rounded result cannot see.
+  if ((incx == 1 && incy == 1) || (incx == -1 && incy == -1))
+    return detail::dot_decided(x, y, len, ex.mode, out);
+  if (n > short_dot_pack) return false;
+  double bx[short_dot_pack], by[short_dot_pack];
+  const vec vx{x, incx, n}, vy{y, incy, n};
+  for (std::int64_t i = 0; i < n; ++i) {
+    bx[i] = x[vx.index(i)];
+    by[i] = y[vy.index(i)];
+  }
+  return detail::dot_decided(bx, by, len, ex.mode, out);
+}
+
+}  // namespace
+
 double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, std::int64_t incy,
            const exec& ex) {
+  check_args(n, x, "x", incx, "incx", ex.threads);
+  check_args(n, y, "y", incy, "incy", ex.threads);
+  require_compiled(ex.backend);
+  double r;
+  if (short_dot(n, x, incx, y, incy, ex, r)) return r;
   superaccumulator acc;
   dot_into(acc, n, x, incx, y, incy, ex);
   return acc.round(ex.mode);

@@ -22,6 +22,11 @@ namespace exala::detail {
 // runtimes). Shared by every blas1 front end.
 inline constexpr std::int64_t max_threads = 1024;
 
+// A value known as hi + lo to within err (see kernel_table::dot_bounded).
+struct bounded {
+  double hi, lo, err;
+};
+
 struct kernel_table {
   const char* name;
   void (*sum)(superaccumulator& acc, const double* x, std::size_t n);
@@ -32,7 +37,16 @@ struct kernel_table {
   // x[i] = alpha * x[i]; both to nearest, bit-identical in every set.
   void (*axpy)(double alpha, const double* x, double* y, std::size_t n);
   void (*scal)(double alpha, double* x, std::size_t n);
+  // The fast path of short dots (nullptr where a set has none): Dot2 of
+  // Ogita, Rump and Oishi in SIMD lanes, with a proven bound. Returns false
+  // (a value or a partial sum not finite, or n above dot_bounded_max), else
+  // sets b with |sum x_i y_i - (b.hi + b.lo)| <= b.err and b.hi = fl(b.hi + b.lo),
+  // for exala::detail::round_bounded to decide the rounding.
+  bool (*dot_bounded)(const double* x, const double* y, std::size_t n, bounded& b);
 };
+
+// Longest dot the bounded kernels take (their bound is stated for n <= 2^24).
+inline constexpr std::size_t dot_bounded_max = std::size_t{1} << 24;
 
 // Each returns nullptr when its set is not compiled into this build.
 const kernel_table* kernels_scalar() noexcept;

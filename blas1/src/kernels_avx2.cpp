@@ -118,7 +118,11 @@ void scal256(double alpha, double* x, std::size_t n) {
   for (; i < n; ++i) _mm_store_sd(x + i, _mm_mul_sd(a1, _mm_load_sd(x + i)));
 }
 
-const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256};
+bool dot_bounded256(const double* x, const double* y, std::size_t n, bounded& b) {
+  return dot_bounded_kernel<v256>(x, y, n, b);
+}
+
+const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256};
 
 }  // namespace
 

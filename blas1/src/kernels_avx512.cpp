@@ -126,7 +126,11 @@ void scal512(double alpha, double* x, std::size_t n) {
   }
 }
 
-const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512};
+bool dot_bounded512(const double* x, const double* y, std::size_t n, bounded& b) {
+  return dot_bounded_kernel<v512>(x, y, n, b);
+}
+
+const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512, dot_bounded512};
 
 }  // namespace
 

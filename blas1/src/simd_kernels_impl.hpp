@@ -496,3 +496,94 @@ void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::si
   run_blocks<V>(acc, n, k);
   sc.fold_into(acc);
 }
+
+// ------------------------------------------------------------ short dots
+//
+// The fast path of short dots: Dot2 (Ogita, Rump and Oishi, SIAM J. Sci.
+// Comput. 26(6), 2005) in U * width lanes, with a bound that lets
+// round_bounded decide the correctly rounded result (Ziv's strategy). No
+// accumulator is built, nothing is allocated; the caller falls back to the
+// exact kernels whenever the bound cannot decide.
+//
+// Terms: a_i b_i = p_i + e_i by FMA TwoProd (exact unless the product is
+// near the subnormal range; |a_i b_i - p_i - e_i| <= 2^-1075 always), and
+// every TwoSum s + p = t + q exactly. So the exact dot is S = s + C + D, with
+// s the final sum, C the exact sum of every e and q, and |D| <= n 2^-1075.
+// c, the computed sum of the e and q (N <= 2n + 2L terms, L = lanes + 1,
+// zeros included), satisfies |c - C| <= gamma_N (sum |e| + sum |q|), where
+//   sum |e| <= u P + n 2^-1075,   P = sum |p_i| (exact),
+//   sum |q| <= u (n + L) (1 + gamma_{n+L})^2 P   (|q| <= u |t|, and every
+//              partial sum t is at most (1 + gamma)^2 P in magnitude),
+// and the computed P' satisfies P <= (1 + gamma_{n+L}) P'. For n <= 2^24 the
+// products of (1 + gamma) factors stay below 1.01, so with
+// K = (2n + 2L + 2) (n + L + 2):  |S - (s + c)| <= 1.02 K u^2 P' + (n + 1) 2^-1075.
+// hi + lo = s + c exactly (TwoSum), and err = 2^-105 K P' + (n + 1) 2^-1073
+// covers that with a factor 2 (also for the rounding of err itself and the
+// underflow of its product).
+template <class V>
+bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded& out) {
+  using reg = typename V::reg;
+  constexpr int W = V::width;
+  static_assert((U * W & (U * W - 1)) == 0, "the lane tree needs a power of two");
+  if (n > dot_bounded_max) return false;
+  auto two_sum = [](double a, double b, double& t, double& q) {
+    t = a + b;
+    const double z = t - a;
+    q = (a - (t - z)) + (b - z);
+  };
+  double st = 0.0, ct = 0.0, pt = 0.0;
+  std::size_t i = 0;
+  if (n >= U * W) {
+    reg s[U], c[U], pa[U];
+    for (int u = 0; u < U; ++u) s[u] = c[u] = pa[u] = V::zero();
+    for (; i + U * W <= n; i += U * W) {
+      for (int u = 0; u < U; ++u) {
+        const reg a = V::load(x + i + u * W), b = V::load(y + i + u * W);
+        reg p, e, t, q;
+        V::eft::two_prod(a, b, p, e);
+        V::eft::two_sum(s[u], p, t, q);
+        s[u] = t;
+        c[u] = V::add(c[u], V::add(e, q));
+        pa[u] = V::add(pa[u], V::abs(p));
+      }
+    }
+    // The lanes, pairwise (a tree of depth log2(U W) instead of a chain of
+    // U W dependent TwoSums; each is still exact, its error goes to c).
+    alignas(64) double ls[U * W], lc[U * W], lp[U * W];
+    for (int u = 0; u < U; ++u) {
+      V::store(ls + u * W, s[u]);
+      V::store(lc + u * W, c[u]);
+      V::store(lp + u * W, pa[u]);
+    }
+    for (int w = U * W / 2; w >= 1; w /= 2) {
+      for (int k = 0; k < w; ++k) {
+        double t, q;
+        two_sum(ls[k], ls[k + w], t, q);
+        ls[k] = t;
+        lc[k] = lc[k] + (lc[k + w] + q);
+        lp[k] = lp[k] + lp[k + w];
+      }
+    }
+    st = ls[0];
+    ct = lc[0];
+    pt = lp[0];
+  }
+  for (; i < n; ++i) {  // the tail: one scalar lane
+    const double p = x[i] * y[i];
+    const double e = __builtin_fma(x[i], y[i], -p);
+    double t, q;
+    two_sum(st, p, t, q);
+    st = t;
+    ct = ct + (e + q);
+    pt = pt + (p < 0.0 ? -p : p);
+  }
+  // Not finite (inf or NaN met, or an overflow on the way): the exact path.
+  if (!(st - st == 0.0 && ct - ct == 0.0 && pt - pt == 0.0)) return false;
+  two_sum(st, ct, out.hi, out.lo);
+  if (!(out.hi - out.hi == 0.0)) return false;
+  const double nd = static_cast<double>(n);
+  constexpr double lanes = U * W + 1;
+  const double k = (2.0 * nd + 2.0 * lanes + 2.0) * (nd + lanes + 2.0);  // exact: < 2^53
+  out.err = pt * (k * 0x1p-105) + (nd + 1.0) * 0x1p-1073;
+  return true;
+}

@@ -79,6 +79,16 @@ namespace detail {
 // term flags of `acc` incomplete (has_term and the zero signs): a caller that
 // rounds an exactly zero result must set them itself.
 void dot_contiguous(superaccumulator& acc, const double* x, const double* y, std::size_t n);
+
+// The fast path of short dots: the correctly rounded sum_i x_i y_i of
+// contiguous x[0, n) and y[0, n) in `mode`, decided from a double-double
+// evaluation with a proven error bound (no accumulator, no allocation).
+// Returns false, leaving out alone, when the bound cannot decide (the result
+// is near a rounding boundary, zero, not finite, in or near the subnormal
+// range, or above 2^1022), or when the active kernel set has no such path;
+// the caller then uses the exact accumulator. A true result is the bits of
+// the exact path (it is the unique correctly rounded value).
+bool dot_decided(const double* x, const double* y, std::size_t n, rounding mode, double& out);
 }  // namespace detail
 
 // ------------------------------------------------------------ element-wise

@@ -1,0 +1,71 @@
+// round_bounded (exala/detail/round_bounded.hpp).
+//
+// Proof sketch. Let S be the exact value, d = sgn(hi) * lo and
+// delta = |S| - |hi|, so that |delta - d| <= err. With |hi| in [2^-960, 2^1022]
+// the two neighbours of |hi| are |hi| - g_dn and |hi| + g_up, with
+// g_up = ulp(|hi|) and g_dn = g_up, or g_up / 2 when |hi| is a power of two.
+// Every test below only accepts when the whole interval [d - err, d + err]
+// lies in one rounding class of delta, and no accepted interval reaches
+// below -|hi|, so S has the sign of hi. The tests compare v = fl(d +- err)
+// with 0, which is exact (a sum of two doubles rounds to zero only when it
+// is zero, and keeps its sign), and strictly with powers of two: rounding
+// is monotone, so fl(v) < t implies v < t and fl(v) > t implies v > t for a
+// representable t (a non-strict fl(v) <= t would not imply v <= t).
+#include "exala/detail/round_bounded.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+namespace exala::detail {
+
+namespace {
+
+// Rounding of the magnitude: toward zero or away from zero.
+enum class dir { nearest, toward_zero, away };
+
+}  // namespace
+
+bool round_bounded(double hi, double lo, double err, rounding mode, double& out) noexcept {
+  const double ahi = std::fabs(hi);
+  if (!(ahi >= 0x1p-960 && ahi <= 0x1p1022) || !(err >= 0.0 && err <= 0x1p1000)) return false;
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(ahi);
+  const int e = static_cast<int>(bits >> 52) - 1023;  // ahi normal here
+  const double g_up = std::bit_cast<double>(static_cast<std::uint64_t>(e - 52 + 1023) << 52);
+  const double g_dn = (bits & 0x000fffffffffffffULL) == 0 ? 0.5 * g_up : g_up;
+  const bool neg = std::signbit(hi);
+  const double d = neg ? -lo : lo;  // delta's approximation, away from zero positive
+  const double dlo = d - err, dhi = d + err;
+
+  dir how = dir::nearest;
+  switch (mode) {
+    case rounding::to_nearest_even: how = dir::nearest; break;
+    case rounding::toward_zero: how = dir::toward_zero; break;
+    case rounding::upward: how = neg ? dir::toward_zero : dir::away; break;
+    case rounding::downward: how = neg ? dir::away : dir::toward_zero; break;
+  }
+  double mag;  // the rounded magnitude
+  switch (how) {
+    case dir::nearest:
+      // Strictly inside the two midpoints (no tie can be decided here).
+      if (!(dhi < 0.5 * g_up && dlo > -0.5 * g_dn)) return false;
+      mag = ahi;
+      break;
+    case dir::toward_zero:
+      // delta in [0, g_up) -> |hi|;  delta in (-g_dn, 0) -> |hi| - g_dn.
+      if (dlo >= 0.0 && dhi < g_up) mag = ahi;
+      else if (dhi < 0.0 && dlo > -g_dn) mag = ahi - g_dn;
+      else return false;
+      break;
+    case dir::away:
+      // delta in (-g_dn, 0] -> |hi|;  delta in (0, g_up) -> |hi| + g_up.
+      if (dhi <= 0.0 && dlo > -g_dn) mag = ahi;
+      else if (dlo > 0.0 && dhi < g_up) mag = ahi + g_up;
+      else return false;
+      break;
+  }
+  out = neg ? -mag : mag;
+  return true;
+}
+
+}  // namespace exala::detail

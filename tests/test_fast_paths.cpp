@@ -1,0 +1,345 @@
+// test_fast_paths: the bounded fast paths of short calls (issue 16) and their
+// fallback boundaries.
+//
+//   * round_bounded (the Ziv decision): whenever it decides, both ends of
+//     the interval [hi + lo - err, hi + lo + err] round to the decided value
+//     in the exact superaccumulator (rounding is monotone, so the whole
+//     interval does); it decides the easy cases it must decide, and refuses
+//     ties, zeros, the subnormal range and overflow.
+//   * dot_decided (Dot2 in lanes + round_bounded) against the exact
+//     reference, every kernel set, every rounding mode, lengths 1..300, on
+//     uniform, integer, wide-range, ill-conditioned and tie data: a decided
+//     result must be the reference's bits, and ties must not be decided.
+//   * exala::dot on simd/omp (fast path or its fallback) against reference,
+//     strided and contiguous, around the fast path's length limits.
+#define BOOST_TEST_MODULE test_fast_paths
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend_matrix.hpp"
+#include "exala/backend.hpp"
+#include "exala/blas1.hpp"
+#include "exala/detail/round_bounded.hpp"
+#include "exala/superaccumulator.hpp"
+#include "test_common.hpp"
+
+namespace utf = boost::unit_test;
+using exala::backend;
+using exala::kernel_set;
+using exala::rounding;
+using namespace exala_test;
+
+namespace {
+
+const rounding all_modes[] = {rounding::to_nearest_even, rounding::toward_zero, rounding::upward,
+                              rounding::downward};
+
+const char* name(rounding m) {
+  switch (m) {
+    case rounding::to_nearest_even: return "nearest";
+    case rounding::toward_zero: return "toward_zero";
+    case rounding::upward: return "upward";
+    case rounding::downward: return "downward";
+  }
+  return "?";
+}
+
+// round(hi + lo + sgn * err) exactly.
+double round_exact(double hi, double lo, double err, int sgn, rounding m) {
+  exala::superaccumulator a;
+  a.add(hi);
+  a.add(lo);
+  a.add(sgn < 0 ? -err : err);
+  return a.round(m);
+}
+
+// Checks one decision; returns whether it decided.
+bool check_decision(double hi, double lo, double err, rounding m) {
+  double got = 0.0;
+  if (!exala::detail::round_bounded(hi, lo, err, m, got)) return false;
+  const double a = round_exact(hi, lo, err, -1, m), b = round_exact(hi, lo, err, +1, m);
+  BOOST_TEST((same_bits(got, a) && same_bits(got, b)),
+             "round_bounded(" << hex(hi) << ", " << hex(lo) << ", " << hex(err) << ", " << name(m)
+                              << ") = " << hex(got) << " but the interval ends round to " << hex(a)
+                              << " and " << hex(b));
+  return true;
+}
+
+// Exact reference dot.
+double ref_dot(const std::vector<double>& x, const std::vector<double>& y, rounding m) {
+  return exala::dot(static_cast<std::int64_t>(x.size()), x.data(), 1, y.data(), 1,
+                    exala::exec{backend::reference, 0, m});
+}
+
+// One dot_decided call under kernel set k: a decided result must be the
+// reference's. Returns whether it decided.
+bool check_dot(const std::vector<double>& x, const std::vector<double>& y, rounding m,
+               const char* what) {
+  double got = 0.0;
+  if (!exala::detail::dot_decided(x.data(), y.data(), x.size(), m, got)) return false;
+  const double want = ref_dot(x, y, m);
+  BOOST_TEST(same_bits(got, want), what << " n = " << x.size() << " " << name(m) << " "
+                                        << exala::to_string(exala::active_kernel_set())
+                                        << ": decided " << hex(got) << ", exact " << hex(want));
+  return true;
+}
+
+std::vector<kernel_set> simd_sets() {
+  std::vector<kernel_set> v;
+  for (kernel_set k : kernel_sets())
+    if (k != kernel_set::scalar) v.push_back(k);
+  return v;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(round_bounded)
+
+// Exact values (err = 0, lo = 0) are decided in every mode and returned as they are.
+BOOST_AUTO_TEST_CASE(exact_values_are_decided) {
+  rng_t r(1);
+  for (int t = 0; t < 2000; ++t) {
+    const double v = random_exp(r, -900, 1000);
+    for (rounding m : all_modes) {
+      double got = 0.0;
+      BOOST_TEST(exala::detail::round_bounded(v, 0.0, 0.0, m, got));
+      BOOST_TEST(same_bits(got, v));
+    }
+  }
+}
+
+// hi + lo on a midpoint (nearest) or a double (directed: lo = 0 with err > 0
+// straddles it): never decided. Just inside, decided correctly.
+BOOST_AUTO_TEST_CASE(boundaries) {
+  rng_t r(2);
+  for (int t = 0; t < 2000; ++t) {
+    const double v = random_exp(r, -900, 1000);
+    const double half = std::fabs(v) * 0x1p-53;  // >= half an ulp's lower bound
+    const double ulp_half = std::ldexp(1.0, std::ilogb(v) - 53);
+    double got;
+    // A tie: hi + lo is a midpoint, err 0.
+    BOOST_TEST(!exala::detail::round_bounded(v, ulp_half, 0.0, rounding::to_nearest_even, got));
+    BOOST_TEST(!exala::detail::round_bounded(v, -ulp_half * (std::fabs(v) == std::ldexp(1.0, std::ilogb(v)) ? 0.5 : 1.0),
+                                             0.0, rounding::to_nearest_even, got));
+    // Straddling v itself in the directed modes.
+    for (rounding m : {rounding::toward_zero, rounding::upward, rounding::downward})
+      BOOST_TEST(!exala::detail::round_bounded(v, 0.0, 0x1p-1000 * 0 + std::fabs(v) * 0x1p-80, m, got));
+    // Just inside: every decision must hold on the whole interval.
+    for (rounding m : all_modes) {
+      check_decision(v, 0.5 * ulp_half, ulp_half * 0x1p-10, m);
+      check_decision(v, -0.25 * ulp_half, ulp_half * 0x1p-10, m);
+      check_decision(v, ulp_half * (1 - 0x1p-40), ulp_half * 0x1p-41, m);
+      check_decision(v, ulp_half * 0x1p-20, ulp_half * 0x1p-21, m);
+      check_decision(v, -ulp_half * 0x1p-20, ulp_half * 0x1p-21, m);
+    }
+    (void)half;
+  }
+}
+
+// Random intervals around random values, powers of two included (their gap
+// below is half the gap above): every decision is checked exactly.
+BOOST_AUTO_TEST_CASE(random_intervals_are_sound) {
+  rng_t r(3);
+  long decided = 0, total = 0;
+  for (int t = 0; t < 40000; ++t) {
+    double v = random_exp(r, -962, 1023);
+    if (t % 4 == 0) v = std::copysign(std::ldexp(1.0, std::ilogb(v)), v);  // a power of two
+    const int e = std::ilogb(v);
+    const double lo = (t % 3 == 0) ? 0.0 : std::ldexp(uniform(r), e - 53);  // |lo| <= ulp/2
+    const double hi = v + lo;  // keep hi = fl(hi + lo)
+    const double l2 = (hi + lo) - hi;
+    const double err = (t % 5 == 0) ? 0.0 : std::ldexp(std::fabs(uniform(r)), e - 53 - static_cast<int>(r() % 60));
+    for (rounding m : all_modes) {
+      ++total;
+      if (check_decision(hi, l2, err, m)) ++decided;
+    }
+  }
+  BOOST_TEST_MESSAGE("round_bounded decided " << decided << " of " << total);
+  BOOST_TEST(decided > total / 4);  // the decision is not vacuous
+}
+
+BOOST_AUTO_TEST_CASE(refuses_what_it_leaves_to_the_exact_path) {
+  double got;
+  for (rounding m : all_modes) {
+    BOOST_TEST(!exala::detail::round_bounded(0.0, 0.0, 0.0, m, got));           // zero sign
+    BOOST_TEST(!exala::detail::round_bounded(0x1p-970, 0.0, 0.0, m, got));      // near subnormal
+    BOOST_TEST(!exala::detail::round_bounded(0x1.8p1022, 0.0, 0.0, m, got));    // near overflow
+    BOOST_TEST(!exala::detail::round_bounded(INFINITY, 0.0, 0.0, m, got));
+    BOOST_TEST(!exala::detail::round_bounded(NAN, 0.0, 0.0, m, got));
+    BOOST_TEST(!exala::detail::round_bounded(1.0, 0.0, NAN, m, got));
+    BOOST_TEST(!exala::detail::round_bounded(1.0, 0.0, INFINITY, m, got));
+    BOOST_TEST(exala::detail::round_bounded(0x1p-960, 0.0, 0.0, m, got));       // the limits
+    BOOST_TEST(exala::detail::round_bounded(0x1p1022, 0.0, 0.0, m, got));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(short_dot)
+
+// Random data of several kinds, lengths 1..300, every SIMD kernel set and mode.
+BOOST_AUTO_TEST_CASE(decided_results_are_the_exact_ones) {
+  restore_kernel_set restore;
+  const auto sets = simd_sets();
+  if (sets.empty()) {
+    BOOST_TEST_MESSAGE("no SIMD kernel set on this CPU: dot_decided always falls back");
+    return;
+  }
+  rng_t r(4);
+  for (kernel_set k : sets) {
+    exala::force_kernel_set(k);
+    long decided = 0, uniform_decided = 0, uniform_total = 0, total = 0;
+    for (int n = 1; n <= 300; n += (n < 40 ? 1 : 7)) {
+      for (int kind = 0; kind < 6; ++kind) {
+        std::vector<double> x(n), y(n);
+        for (int i = 0; i < n; ++i) {
+          switch (kind) {
+            case 0: x[i] = uniform(r), y[i] = uniform(r); break;                       // uniform
+            case 1: x[i] = double(int(r() % 201) - 100), y[i] = double(int(r() % 21) - 10); break;  // integers
+            case 2: x[i] = random_exp(r, -300, 300), y[i] = random_exp(r, -300, 300); break;  // wide
+            case 3: x[i] = random_exp(r, -5, 5), y[i] = (i % 2 ? -1 : 1) * x[i]; break;  // cancels
+            case 4:  // ill-conditioned: large pairs that cancel, small rest
+              x[i] = (i % 3 == 2) ? uniform(r) * 0x1p-60 : random_exp(r, 40, 60);
+              y[i] = 1.0;
+              if (i % 3 == 1) x[i] = -x[i - 1];
+              break;
+            default: x[i] = random_exp(r, -700, 700), y[i] = random_exp(r, -300, 300); break;
+          }
+        }
+        for (rounding m : all_modes) {
+          const bool d = check_dot(x, y, m, "random");
+          decided += d;
+          ++total;
+          if (kind == 0) {
+            uniform_decided += d;
+            ++uniform_total;
+          }
+        }
+      }
+    }
+    BOOST_TEST_MESSAGE(exala::to_string(k) << ": dot_decided decided " << decided << " of " << total);
+    // The fast path does decide ordinary data (a broken bound that always
+    // refused would pass the checks above).
+    BOOST_TEST(uniform_decided == uniform_total, exala::to_string(k) << ": " << uniform_decided << " of "
+                                                                     << uniform_total);
+  }
+}
+
+// Exact sums that are midpoints (nearest) or doubles (directed), plus a tail
+// far below: the bound cannot separate them from the boundary, so the fast
+// path must refuse, and exala::dot still gives the exact path's bits.
+BOOST_AUTO_TEST_CASE(ties_fall_back) {
+  restore_kernel_set restore;
+  for (kernel_set k : simd_sets()) {
+    exala::force_kernel_set(k);
+    for (int n : {2, 3, 17, 33, 64, 257}) {
+      for (double tail : {0.0, 0x1p-200, -0x1p-200}) {
+        std::vector<double> x(n, 0.0), y(n, 1.0);
+        x[0] = 1.0;
+        x[n / 2] = 0x1p-53;  // 1 + 2^-53: the midpoint of 1 and 1 + 2^-52
+        x[n - 1] += tail;
+        if (n == 2) x[1] = 0x1p-53 + tail;
+        double got;
+        const bool decided =
+            exala::detail::dot_decided(x.data(), y.data(), x.size(), rounding::to_nearest_even, got);
+        BOOST_TEST(!decided, "n = " << n << " tail " << tail);
+        for (rounding m : all_modes) {
+          check_dot(x, y, m, "tie");  // decided (directed modes) only if right
+          for (backend b : {backend::simd, backend::omp}) {
+            if (!exala::is_compiled_in(b)) continue;
+            const double fast = exala::dot(n, x.data(), 1, y.data(), 1, exala::exec{b, 0, m});
+            BOOST_TEST(same_bits(fast, ref_dot(x, y, m)), "n = " << n << " " << name(m));
+          }
+        }
+      }
+      // An exact double hit by a directed mode with a vanishing tail.
+      std::vector<double> x(n, 0.0), y(n, 1.0);
+      x[0] = 3.0;
+      x[n - 1] += 0x1p-300;
+      if (n == 2) x[1] = 0x1p-300;
+      for (rounding m : {rounding::toward_zero, rounding::upward, rounding::downward}) {
+        check_dot(x, y, m, "directed");
+        const double fast = exala::dot(n, x.data(), 1, y.data(), 1, exala::exec{backend::simd, 0, m});
+        BOOST_TEST(same_bits(fast, ref_dot(x, y, m)), "n = " << n << " " << name(m));
+      }
+    }
+  }
+}
+
+// Inputs the fast path leaves to the exact kernels: specials, overflowing
+// partial sums, zero and tiny results, tiny products.
+BOOST_AUTO_TEST_CASE(specials_and_range_fall_back) {
+  restore_kernel_set restore;
+  for (kernel_set k : simd_sets()) {
+    exala::force_kernel_set(k);
+    for (int n : {1, 5, 16, 40}) {
+      struct probe {
+        double a, b;
+        const char* what;
+      };
+      const probe probes[] = {{NAN, 1.0, "NaN"},         {INFINITY, 1.0, "inf"},
+                              {INFINITY, 0.0, "inf*0"},  {0x1p600, 0x1p600, "overflow"},
+                              {0x1p-600, 0x1p-600, "tiny"}, {0x1p1023, 1.5, "near max"}};
+      for (const probe& p : probes) {
+        std::vector<double> x(n, 0.25), y(n, 0.5);
+        x[n / 2] = p.a;
+        y[n / 2] = p.b;
+        if (std::string(p.what) == "tiny") std::fill(x.begin(), x.end(), 0x1p-600), std::fill(y.begin(), y.end(), 0x1p-500);
+        for (rounding m : all_modes) {
+          double got;
+          BOOST_TEST(!exala::detail::dot_decided(x.data(), y.data(), x.size(), m, got),
+                     p.what << " n = " << n << " decided " << hex(got));
+          const double fast = exala::dot(n, x.data(), 1, y.data(), 1, exala::exec{backend::simd, 0, m});
+          BOOST_TEST(same_bits(fast, ref_dot(x, y, m)), p.what << " n = " << n << " " << name(m));
+        }
+      }
+      // An exactly zero result (its sign comes from the exact path).
+      std::vector<double> x(n, 0.0), y(n, 1.0);
+      x[0] = 2.0;
+      x[n - 1] -= 2.0;
+      for (rounding m : all_modes) {
+        double got;
+        BOOST_TEST(!exala::detail::dot_decided(x.data(), y.data(), x.size(), m, got));
+        const double fast = exala::dot(n, x.data(), 1, y.data(), 1, exala::exec{backend::simd, 0, m});
+        BOOST_TEST(same_bits(fast, ref_dot(x, y, m)));
+      }
+    }
+  }
+}
+
+// exala::dot on the fast-path backends, strided and contiguous, at the length
+// limits of the fast path (256 for packed strides, 4096 contiguous).
+BOOST_AUTO_TEST_CASE(front_end_lengths_and_strides) {
+  restore_kernel_set restore;
+  rng_t r(5);
+  const std::pair<std::int64_t, std::int64_t> incs[] = {{1, 1}, {-1, -1}, {2, 3}, {1, -1}, {0, 1}, {-2, 2}};
+  for (kernel_set k : kernel_sets()) {
+    exala::force_kernel_set(k);
+    for (std::int64_t n : {1, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097}) {
+      for (auto [ix, iy] : incs) {
+        const std::int64_t lx = 1 + (n - 1) * std::abs(ix), ly = 1 + (n - 1) * std::abs(iy);
+        std::vector<double> x(lx), y(ly);
+        for (double& v : x) v = uniform(r);
+        for (double& v : y) v = uniform(r);
+        for (rounding m : all_modes) {
+          const double want =
+              exala::dot(n, x.data(), ix, y.data(), iy, exala::exec{backend::reference, 0, m});
+          for (backend b : {backend::simd, backend::omp}) {
+            if (!exala::is_compiled_in(b)) continue;
+            const double got = exala::dot(n, x.data(), ix, y.data(), iy, exala::exec{b, 0, m});
+            BOOST_TEST(same_bits(got, want), exala::to_string(k) << " " << exala::to_string(b) << " n = " << n
+                                                                 << " inc " << ix << "," << iy << " "
+                                                                 << name(m));
+          }
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
