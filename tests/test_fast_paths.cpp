@@ -12,6 +12,10 @@
 //     result must be the reference's bits, and ties must not be decided.
 //   * exala::dot on simd/omp (fast path or its fallback) against reference,
 //     strided and contiguous, around the fast path's length limits.
+//   * gemv's fast path (rows in lanes for strided rows, horizontal Dot2 for
+//     contiguous ones, alpha and beta composed with a bound): every layout,
+//     transpose, stride, small shapes, rows that tie next to rows that do
+//     not, alpha/beta/y values that make the composition tie, specials.
 #define BOOST_TEST_MODULE test_fast_paths
 #include <boost/test/unit_test.hpp>
 
@@ -24,6 +28,8 @@
 #include "backend_matrix.hpp"
 #include "exala/backend.hpp"
 #include "exala/blas1.hpp"
+#include "exala/blas2.hpp"
+#include "exala/checked.hpp"
 #include "exala/detail/round_bounded.hpp"
 #include "exala/superaccumulator.hpp"
 #include "test_common.hpp"
@@ -340,6 +346,143 @@ BOOST_AUTO_TEST_CASE(front_end_lengths_and_strides) {
       }
     }
   }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(gemv_fast_path)
+
+namespace {
+
+using exala::layout;
+using exala::transpose;
+
+struct gemv_case {
+  layout lay;
+  transpose t;
+  std::int64_t m, n, lda, incx, incy;
+  double alpha, beta;
+};
+
+// op(A) x with every element of y checked against reference, for every
+// fast-path backend, kernel set and mode. fill(i, j) gives op(A)_ij.
+template <class Fill, class FillX>
+void check_gemv(const gemv_case& c, Fill fill, FillX fillx, const std::vector<double>& y0,
+                const char* what) {
+  const std::int64_t rows = c.t == transpose::none ? c.m : c.n, cols = c.t == transpose::none ? c.n : c.m;
+  const bool rm = c.lay == layout::row_major;
+  std::vector<double> a(static_cast<std::size_t>(c.lda * (rm ? c.m : c.n) + 1), std::nan(""));
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const std::int64_t r = c.t == transpose::none ? i : j, q = c.t == transpose::none ? j : i;  // A(r, q)
+      a[static_cast<std::size_t>(rm ? r * c.lda + q : q * c.lda + r)] = fill(i, j);
+    }
+  std::vector<double> x(static_cast<std::size_t>(1 + (cols - 1) * std::abs(c.incx)), std::nan(""));
+  for (std::int64_t j = 0; j < cols; ++j) x[exala::detail::vector_offset(j, cols, c.incx)] = fillx(j);
+  std::vector<double> y(static_cast<std::size_t>(1 + (rows - 1) * std::abs(c.incy)), std::nan(""));
+  for (std::int64_t i = 0; i < rows; ++i) y[exala::detail::vector_offset(i, rows, c.incy)] = y0[i % y0.size()];
+  for (rounding md : all_modes) {
+    std::vector<double> want = y;
+    exala::gemv(c.lay, c.t, c.m, c.n, c.alpha, a.data(), c.lda, x.data(), c.incx, c.beta, want.data(),
+                c.incy, exala::exec{backend::reference, 0, md});
+    for (kernel_set k : kernel_sets()) {
+      exala::force_kernel_set(k);
+      for (backend b : {backend::simd, backend::omp}) {
+        if (!exala::is_compiled_in(b)) continue;
+        std::vector<double> got = y;
+        exala::gemv(c.lay, c.t, c.m, c.n, c.alpha, a.data(), c.lda, x.data(), c.incx, c.beta,
+                    got.data(), c.incy, exala::exec{b, 0, md});
+        for (std::size_t i = 0; i < got.size(); ++i)
+          if (!same_bits(got[i], want[i])) {
+            BOOST_ERROR(what << ": " << exala::to_string(k) << " " << exala::to_string(b) << " "
+                             << (rm ? "row" : "col") << (c.t == transpose::none ? " N" : " T") << " m = "
+                             << c.m << " n = " << c.n << " " << name(md) << " y[" << i << "] = "
+                             << hex(got[i]) << ", reference " << hex(want[i]));
+            break;
+          }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// Every layout and transpose, shapes around the lane block (8 on AVX2, 16 on
+// AVX-512) and the row block (16), strides, alpha/beta of every kind.
+BOOST_AUTO_TEST_CASE(random_shapes_every_layout) {
+  restore_kernel_set restore;
+  rng_t r(6);
+  const double alphas[] = {1.0, -1.0, 0.1, 3.0};
+  const double betas[] = {0.0, 1.0, -0.7};
+  for (layout lay : {layout::row_major, layout::col_major})
+    for (transpose t : {transpose::none, transpose::trans})
+      for (std::int64_t m : {1, 3, 8, 9, 17, 33})
+        for (std::int64_t n : {1, 4, 16, 31}) {
+          const bool rm = lay == layout::row_major;
+          const std::int64_t lda = (rm ? n : m) + (m % 3);
+          const gemv_case c{lay, t, m, n, lda, (n % 2) ? 1 : -2, (m % 2) ? 1 : 3,
+                            alphas[(m + n) % 4], betas[(m * n) % 3]};
+          std::vector<double> y0(7);
+          for (double& v : y0) v = uniform(r);
+          check_gemv(c, [&](std::int64_t, std::int64_t) { return uniform(r); },
+                     [&](std::int64_t) { return uniform(r); }, y0, "random");
+        }
+}
+
+// Rows whose exact value is a midpoint (1 + 2^-53) next to ordinary rows:
+// the tie rows fall back, the others are decided, all with reference bits.
+// Also alpha = 0.5 (a tie after scaling), beta * y completing a tie, and
+// rows that cancel to exactly zero (their sign from the exact path).
+BOOST_AUTO_TEST_CASE(ties_and_zeros_per_row) {
+  restore_kernel_set restore;
+  rng_t r(7);
+  for (layout lay : {layout::row_major, layout::col_major})
+    for (transpose t : {transpose::none, transpose::trans})
+      for (std::int64_t rows : {5, 16, 21}) {
+        const std::int64_t cols = 6;
+        const std::int64_t m = t == transpose::none ? rows : cols, n = t == transpose::none ? cols : rows;
+        const std::int64_t lda = lay == layout::row_major ? n : m;
+        auto fill = [&](std::int64_t i, std::int64_t j) -> double {
+          switch (i % 4) {
+            case 0: return j == 0 ? 1.0 : (j == 3 ? 0x1p-53 : 0.0);  // a midpoint
+            case 1: return j == 1 ? 2.0 : (j == 2 ? -2.0 : 0.0);      // exactly zero
+            default: return uniform(r);
+          }
+        };
+        for (double alpha : {1.0, 0.5, -3.0})
+          for (double beta : {0.0, 1.0}) {
+            const gemv_case c{lay, t, m, n, lda, 1, 1, alpha, beta};
+            // beta * y = 2^-53: row "1 + 0" plus it is a tie too.
+            check_gemv(c, fill, [](std::int64_t) { return 1.0; }, {0x1p-53, -0.0, 0.25}, "ties");
+          }
+      }
+}
+
+// Specials and range: inf/NaN in A or x, products near overflow, tiny
+// results: those rows take the exact path (IEEE results, exact signs).
+BOOST_AUTO_TEST_CASE(specials_per_row) {
+  restore_kernel_set restore;
+  for (layout lay : {layout::row_major, layout::col_major})
+    for (transpose t : {transpose::none, transpose::trans}) {
+      const std::int64_t rows = 12, cols = 5;
+      const std::int64_t m = t == transpose::none ? rows : cols, n = t == transpose::none ? cols : rows;
+      const std::int64_t lda = lay == layout::row_major ? n : m;
+      auto fill = [](std::int64_t i, std::int64_t j) -> double {
+        if (j != 2) return 0.5 + i;
+        switch (i) {
+          case 0: return INFINITY;
+          case 1: return NAN;
+          case 2: return 0x1p1020;
+          case 3: return 0x1p-1000;
+          case 4: return -INFINITY;
+          default: return 1.0;
+        }
+      };
+      for (double alpha : {1.0, 0x1p-60, 4.0})
+        check_gemv(gemv_case{lay, t, m, n, lda, 1, 1, alpha, 0.5}, fill,
+                   [](std::int64_t j) { return j == 2 ? 8.0 : 0.25; }, {1.0, -0x1p-1070, 0x1p1000},
+                   "specials");
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

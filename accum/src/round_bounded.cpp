@@ -68,4 +68,50 @@ bool round_bounded(double hi, double lo, double err, rounding mode, double& out)
   return true;
 }
 
+namespace {
+
+void two_sum(double a, double b, double& t, double& q) noexcept {
+  t = a + b;
+  const double z = t - a;
+  q = (a - (t - z)) + (b - z);
+}
+
+// a * b = p + e exactly, or false (a nonzero product below 2^-968, where
+// the FMA's error term may be rounded, or a product that is not finite).
+bool two_prod_exact(double a, double b, double& p, double& e) noexcept {
+  p = a * b;
+  if (!(std::fabs(p) <= 0x1.fffffffffffffp1023)) return false;
+  if (std::fabs(p) < 0x1p-968 && a != 0.0 && b != 0.0) return false;
+  e = std::fma(a, b, -p);
+  return true;
+}
+
+}  // namespace
+
+// alpha * S + beta * y = ph + pl + alpha lo + alpha delta + bh + bl, with
+// alpha hi = ph + pl and beta y = bh + bl exact, |delta| <= s.err. Then
+// ph + bh = h1 + q1 (TwoSum) and r = ((pl + m) + bl) + q1 with m = fl(alpha lo)
+// (|m - alpha lo| <= u |m| + 2^-1075) and |r - exact| <= gamma_3 (|pl| + |m| + |bl| + |q1|);
+// H + L = h1 + r (TwoSum). err below covers the sum of these errors twice
+// over (u |m| + gamma_3 (...) <= 2^-50 (|pl| + |m| + |bl| + |q1|)), plus the
+// rounding of its own computation.
+bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, rounding mode,
+                         double& out) noexcept {
+  if (beta == 0.0 && alpha == 1.0) return round_bounded(s.hi, s.lo, s.err, mode, out);
+  if (!(s.err >= 0.0)) return false;
+  double ph, pl, bh = 0.0, bl = 0.0;
+  if (!two_prod_exact(alpha, s.hi, ph, pl)) return false;
+  if (beta != 0.0 && !two_prod_exact(beta, y, bh, bl)) return false;
+  const double m = alpha * s.lo;
+  double h1, q1;
+  two_sum(ph, bh, h1, q1);
+  const double r = ((pl + m) + bl) + q1;
+  double hi, lo;
+  two_sum(h1, r, hi, lo);
+  const double mags = ((std::fabs(pl) + std::fabs(m)) + std::fabs(bl)) + std::fabs(q1);
+  const double err = 2.0 * (std::fabs(alpha) * s.err + mags * 0x1p-50) + 0x1p-1072;
+  if (!(hi - hi == 0.0 && err - err == 0.0)) return false;
+  return round_bounded(hi, lo, err, mode, out);
+}
+
 }  // namespace exala::detail

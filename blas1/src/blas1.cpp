@@ -207,11 +207,24 @@ const detail::opencl_blas1_hooks* detail::get_opencl_blas1_hooks() noexcept {
   return opencl_hooks.load(std::memory_order_acquire);
 }
 
-bool detail::dot_decided(const double* x, const double* y, std::size_t n, rounding mode, double& out) {
+bool detail::dot_bounded(const double* x, const double* y, std::size_t n, bounded& out) {
   const detail::kernel_table& k = detail::active_kernels();
+  return k.dot_bounded != nullptr && k.dot_bounded(x, y, n, out);
+}
+
+bool detail::dot_decided(const double* x, const double* y, std::size_t n, rounding mode, double& out) {
   bounded b;
-  if (k.dot_bounded == nullptr || !k.dot_bounded(x, y, n, b)) return false;
-  return detail::round_bounded(b.hi, b.lo, b.err, mode, out);
+  return dot_bounded(x, y, n, b) && detail::round_bounded(b.hi, b.lo, b.err, mode, out);
+}
+
+std::size_t detail::rows_bounded_block() {
+  const detail::kernel_table& k = detail::active_kernels();
+  return k.rows_bounded != nullptr ? k.rows_bounded_block : 0;
+}
+
+void detail::rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
+                          const double* x, bounded* out) {
+  detail::active_kernels().rows_bounded(a, ld, r, n, x, out);
 }
 
 void detail::dot_contiguous(superaccumulator& acc, const double* x, const double* y, std::size_t n) {

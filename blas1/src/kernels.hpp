@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "exala/backend.hpp"
+#include "exala/detail/round_bounded.hpp"
 #include "exala/superaccumulator.hpp"
 
 namespace exala::detail {
@@ -21,11 +22,6 @@ namespace exala::detail {
 // Upper bound on exec.threads: more is a mistake (and crashes some OpenMP
 // runtimes). Shared by every blas1 front end.
 inline constexpr std::int64_t max_threads = 1024;
-
-// A value known as hi + lo to within err (see kernel_table::dot_bounded).
-struct bounded {
-  double hi, lo, err;
-};
 
 struct kernel_table {
   const char* name;
@@ -43,6 +39,13 @@ struct kernel_table {
   // sets b with |sum x_i y_i - (b.hi + b.lo)| <= b.err and b.hi = fl(b.hi + b.lo),
   // for exala::detail::round_bounded to decide the rounding.
   bool (*dot_bounded)(const double* x, const double* y, std::size_t n, bounded& b);
+  // The same for r <= rows_bounded_block rows at once, one row per SIMD
+  // lane, row k's element j at a[k + j * ld] (gemv on rows that are not
+  // contiguous): out[k] bounds sum_j a[k + j ld] x[j]; a row the kernel
+  // cannot bound gets a NaN err. nullptr / 0 where a set has none.
+  void (*rows_bounded)(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
+                       const double* x, bounded* out);
+  std::size_t rows_bounded_block;
 };
 
 // Longest dot the bounded kernels take (their bound is stated for n <= 2^24).

@@ -122,7 +122,13 @@ bool dot_bounded256(const double* x, const double* y, std::size_t n, bounded& b)
   return dot_bounded_kernel<v256>(x, y, n, b);
 }
 
-const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256};
+void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* x,
+                    bounded* out) {
+  rows_bounded_kernel<v256>(a, ld, r, n, x, out);
+}
+
+const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256,
+                         rows_bounded256, U * v256::width};
 
 }  // namespace
 

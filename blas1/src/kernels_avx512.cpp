@@ -130,7 +130,13 @@ bool dot_bounded512(const double* x, const double* y, std::size_t n, bounded& b)
   return dot_bounded_kernel<v512>(x, y, n, b);
 }
 
-const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512, dot_bounded512};
+void rows_bounded512(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* x,
+                    bounded* out) {
+  rows_bounded_kernel<v512>(a, ld, r, n, x, out);
+}
+
+const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512, dot_bounded512,
+                         rows_bounded512, U * v512::width};
 
 }  // namespace
 

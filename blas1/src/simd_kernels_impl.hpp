@@ -587,3 +587,62 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
   out.err = pt * (k * 0x1p-105) + (nd + 1.0) * 0x1p-1073;
   return true;
 }
+
+// ------------------------------------------------------------ gemv rows in lanes
+//
+// "Lanes = rows": the r <= U * width rows of a block whose element (k, j) is
+// a[k + j * ld] (column-major gemv "N", row-major "T") each keep their own
+// Dot2 state (s, c, P) in one SIMD lane while the columns stream by, so no
+// row is packed and no lanes are combined. Per row this is the dot above
+// with one lane (L = 1), so its bound holds as stated there. A row whose
+// state is not finite gets a NaN err (round_bounded refuses it).
+template <class V>
+void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
+                         const double* x, bounded* out) {
+  using reg = typename V::reg;
+  constexpr int W = V::width;
+  constexpr std::size_t R = U * W;
+  if (n > dot_bounded_max || r > R) {
+    for (std::size_t k = 0; k < r; ++k) out[k] = bounded{0.0, 0.0, __builtin_nan("")};
+    return;
+  }
+  reg s[U], c[U], pa[U];
+  for (int u = 0; u < U; ++u) s[u] = c[u] = pa[u] = V::zero();
+  alignas(64) double part[R];  // a partial block's column, zero padded
+  for (std::size_t k = r; k < R; ++k) part[k] = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double* col = a + static_cast<std::int64_t>(j) * ld;
+    if (r < R) {
+      for (std::size_t k = 0; k < r; ++k) part[k] = col[k];
+      col = part;
+    }
+    const reg xj = V::set1(x[j]);
+    for (int u = 0; u < U; ++u) {
+      reg p, e, t, q;
+      V::eft::two_prod(V::load(col + u * W), xj, p, e);
+      V::eft::two_sum(s[u], p, t, q);
+      s[u] = t;
+      c[u] = V::add(c[u], V::add(e, q));
+      pa[u] = V::add(pa[u], V::abs(p));
+    }
+  }
+  alignas(64) double ls[R], lc[R], lp[R];
+  for (int u = 0; u < U; ++u) {
+    V::store(ls + u * W, s[u]);
+    V::store(lc + u * W, c[u]);
+    V::store(lp + u * W, pa[u]);
+  }
+  const double nd = static_cast<double>(n);
+  const double kk = (2.0 * nd + 4.0) * (nd + 3.0);  // K with L = 1, exact
+  for (std::size_t k = 0; k < r; ++k) {
+    bounded& b = out[k];
+    if (!(ls[k] - ls[k] == 0.0 && lc[k] - lc[k] == 0.0 && lp[k] - lp[k] == 0.0)) {
+      b = bounded{0.0, 0.0, __builtin_nan("")};
+      continue;
+    }
+    b.hi = ls[k] + lc[k];  // TwoSum
+    const double z = b.hi - ls[k];
+    b.lo = (ls[k] - (b.hi - z)) + (lc[k] - z);
+    b.err = b.hi - b.hi == 0.0 ? lp[k] * (kk * 0x1p-105) + (nd + 1.0) * 0x1p-1073 : __builtin_nan("");
+  }
+}

@@ -5,6 +5,7 @@
 // routine (exala::round_axpby), so the bits cannot depend on the backend, the
 // thread count or the row blocking: the backends only differ in speed.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -14,6 +15,7 @@
 
 #include "exala/blas2.hpp"
 #include "exala/detail/opencl_hooks2.hpp"
+#include "exala/detail/round_bounded.hpp"
 #include "exala/exact_ops.hpp"
 #include "level2_common.hpp"
 
@@ -34,6 +36,33 @@ double finish_entry(double alpha, const superaccumulator& s, double beta, double
                     rounding mode) noexcept {
   if (beta == 0.0) return round_axpby(alpha, s, 0.0, 0.0, mode);
   return round_axpby(alpha, s, beta, y, mode);
+}
+
+// Longest row the bounded fast path takes: its bound grows with the length
+// (it is stated up to 2^24), and long rows are the exact kernels' ground.
+constexpr std::int64_t fast_gemv_max_cols = std::int64_t{1} << 20;
+
+// The bounded fast path for rows [i0, i0 + r) (r <= 16) of op(A) x: writes
+// every row it decides and sets left[k] for the others.
+void fast_rows(const mat_view& A, std::int64_t i0, std::int64_t r, std::int64_t cols,
+               const double* x, double alpha, double beta, double* y, std::int64_t rows,
+               std::int64_t incy, rounding mode, bool* left) {
+  bounded b[16];
+  const auto n = static_cast<std::size_t>(cols);
+  if (A.cs == 1) {  // contiguous rows: one horizontal Dot2 each
+    for (std::int64_t k = 0; k < r; ++k)
+      if (!dot_bounded(A.row(i0 + k), x, n, b[k])) b[k].err = std::nan("");
+  } else {  // rows strided, columns contiguous: one row per lane
+    const auto R = static_cast<std::int64_t>(rows_bounded_block());
+    for (std::int64_t k0 = 0; k0 < r; k0 += R)
+      rows_bounded(A.row(i0 + k0), A.cs, static_cast<std::size_t>(std::min(R, r - k0)), n, x, b + k0);
+  }
+  for (std::int64_t k = 0; k < r; ++k) {
+    double& yi = y[vec_index(i0 + k, rows, incy)];
+    double v;
+    left[k] = !round_bounded_axpby(alpha, b[k], beta, beta == 0.0 ? 0.0 : yi, mode, v);
+    if (!left[k]) yi = v;
+  }
 }
 
 }  // namespace detail
@@ -77,29 +106,53 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
   }
 
   const mat_view A = op_view(lay, trans, a, lda);
-  const std::vector<double> xb = gather(x, cols, incx);
+  std::vector<double> xb;  // x gathered when it is strided
+  const double* xs = x;
+  if (incx != 1) {
+    xb = gather(x, cols, incx);
+    xs = xb.data();
+  }
+  // The bounded fast path (simd, omp): each row's value from a Dot2
+  // evaluation with a proven bound, decided by round_bounded_axpby; only
+  // rows it cannot decide go through an exact accumulator. Same bits.
+  const bool fast = (ex.backend == backend::simd || ex.backend == backend::omp) &&
+                    cols <= fast_gemv_max_cols &&
+                    (A.cs == 1 || rows_bounded_block() > 0);
   // Rows are handled in blocks (one accumulator each); omp splits the blocks
   // over threads. Small problems stay on one thread.
   constexpr std::int64_t block_rows = 16;
   const std::int64_t nblocks = (rows + block_rows - 1) / block_rows;
+  // The exact path for row i (its accumulator holds the row's products).
+  auto exact_row = [&](std::int64_t i, superaccumulator& acc) {
+    double& yi = y[vec_index(i, rows, incy)];
+    const double v = finish_entry(alpha, acc, beta, yi, ex.mode);
+    // The kernels may leave S's term flags incomplete; they only matter
+    // when S is exactly zero, and then the result is zero too: only then
+    // complete them and round again.
+    if (v == 0.0) {
+      finish_row_flags(acc, A, i, xs, 0, cols);
+      yi = finish_entry(alpha, acc, beta, yi, ex.mode);
+    } else {
+      yi = v;
+    }
+  };
   auto do_block = [&](std::int64_t blk, std::vector<double>& buf) {
     const std::int64_t i0 = blk * block_rows;
     const std::int64_t r = std::min(block_rows, rows - i0);
-    superaccumulator acc[block_rows];
-    add_row_products(acc, A, i0, r, xb.data(), 0, cols, ex.backend, buf);
-    for (std::int64_t k = 0; k < r; ++k) {
-      double& yi = y[vec_index(i0 + k, rows, incy)];
-      const double v = finish_entry(alpha, acc[k], beta, yi, ex.mode);
-      // The kernels may leave S's term flags incomplete; they only matter
-      // when S is exactly zero, and then the result is zero too: only then
-      // complete them and round again.
-      if (v == 0.0) {
-        finish_row_flags(acc[k], A, i0 + k, xb.data(), 0, cols);
-        yi = finish_entry(alpha, acc[k], beta, yi, ex.mode);
-      } else {
-        yi = v;
+    if (fast) {
+      bool left[block_rows];
+      fast_rows(A, i0, r, cols, xs, alpha, beta, y, rows, incy, ex.mode, left);
+      for (std::int64_t k = 0; k < r; ++k) {
+        if (!left[k]) continue;
+        superaccumulator acc;
+        add_row_products(&acc, A, i0 + k, 1, xs, 0, cols, ex.backend, buf);
+        exact_row(i0 + k, acc);
       }
+      return;
     }
+    superaccumulator acc[block_rows];
+    add_row_products(acc, A, i0, r, xs, 0, cols, ex.backend, buf);
+    for (std::int64_t k = 0; k < r; ++k) exact_row(i0 + k, acc[k]);
   };
 
   int threads = 1;

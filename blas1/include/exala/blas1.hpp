@@ -30,6 +30,7 @@
 #include <span>
 
 #include "exala/backend.hpp"
+#include "exala/detail/round_bounded.hpp"
 #include "exala/superaccumulator.hpp"
 
 namespace exala {
@@ -89,6 +90,17 @@ void dot_contiguous(superaccumulator& acc, const double* x, const double* y, std
 // the caller then uses the exact accumulator. A true result is the bits of
 // the exact path (it is the unique correctly rounded value).
 bool dot_decided(const double* x, const double* y, std::size_t n, rounding mode, double& out);
+
+// The bounded evaluations behind such fast paths, for the level-2/3 front
+// ends (exala/detail/round_bounded.hpp decides from them). dot_bounded:
+// sum_i x_i y_i of contiguous x, y, or false. rows_bounded: for the
+// r <= rows_bounded_block() rows whose element (k, j) is a[k + j * ld], out[k]
+// bounds sum_j a[k + j ld] x[j] (a NaN err where it cannot). Both use the
+// active kernel set; rows_bounded_block() is 0 where it has none.
+bool dot_bounded(const double* x, const double* y, std::size_t n, bounded& out);
+std::size_t rows_bounded_block();
+void rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* x,
+                  bounded* out);
 }  // namespace detail
 
 // ------------------------------------------------------------ element-wise

@@ -11,6 +11,12 @@
 
 namespace exala::detail {
 
+// A value known as hi + lo to within err: |value - (hi + lo)| <= err, with
+// hi = fl(hi + lo). A NaN err marks a value the fast path could not bound.
+struct bounded {
+  double hi, lo, err;
+};
+
 // Preconditions: hi = fl(hi + lo) (as TwoSum leaves it: |lo| <= ulp(hi)/2),
 // err >= 0. Returns false, leaving out alone, when the rounding of every
 // value in [hi + lo - err, hi + lo + err] is not the same double, and also
@@ -18,5 +24,12 @@ namespace exala::detail {
 // 2^-960 in magnitude (zero signs, overflow and the subnormal range are
 // left to the exact path), or when err is not finite.
 bool round_bounded(double hi, double lo, double err, rounding mode, double& out) noexcept;
+
+// round(alpha * S + beta * y) for S known as `s` (beta == 0: y is not read),
+// decided as round_bounded decides, or false. alpha * s.hi and beta * y are
+// split exactly by TwoProd (false when one is too small for that: below
+// 2^-968 and not zero), the rest is summed with a bound.
+bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, rounding mode,
+                         double& out) noexcept;
 
 }  // namespace exala::detail
