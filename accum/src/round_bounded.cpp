@@ -94,7 +94,8 @@ bool two_prod_exact(double a, double b, double& p, double& e) noexcept {
 // (|m - alpha lo| <= u |m| + 2^-1075) and |r - exact| <= gamma_3 (|pl| + |m| + |bl| + |q1|);
 // H + L = h1 + r (TwoSum). err below covers the sum of these errors twice
 // over (u |m| + gamma_3 (...) <= 2^-50 (|pl| + |m| + |bl| + |q1|)), plus the
-// rounding of its own computation.
+// rounding of its own computation and the underflows (2^-1000: a normal
+// number, so that no subnormal arithmetic slows the common case).
 bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, rounding mode,
                          double& out) noexcept {
   if (beta == 0.0 && alpha == 1.0) return round_bounded(s.hi, s.lo, s.err, mode, out);
@@ -109,7 +110,7 @@ bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, 
   double hi, lo;
   two_sum(h1, r, hi, lo);
   const double mags = ((std::fabs(pl) + std::fabs(m)) + std::fabs(bl)) + std::fabs(q1);
-  const double err = 2.0 * (std::fabs(alpha) * s.err + mags * 0x1p-50) + 0x1p-1072;
+  const double err = 2.0 * (std::fabs(alpha) * s.err + mags * 0x1p-50) + 0x1p-1000;
   if (!(hi - hi == 0.0 && err - err == 0.0)) return false;
   return round_bounded(hi, lo, err, mode, out);
 }

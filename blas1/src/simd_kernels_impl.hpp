@@ -517,9 +517,12 @@ void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::si
 // and the computed P' satisfies P <= (1 + gamma_{n+L}) P'. For n <= 2^24 the
 // products of (1 + gamma) factors stay below 1.01, so with
 // K = (2n + 2L + 2) (n + L + 2):  |S - (s + c)| <= 1.02 K u^2 P' + (n + 1) 2^-1075.
-// hi + lo = s + c exactly (TwoSum), and err = 2^-105 K P' + (n + 1) 2^-1073
-// covers that with a factor 2 (also for the rounding of err itself and the
-// underflow of its product).
+// hi + lo = s + c exactly (TwoSum), and err = 2^-105 K P' + 2^-1000 covers
+// that with a factor 2 (also for the rounding of err itself and the
+// underflow of its product). The absolute term is 2^-1000 rather than
+// (n + 1) 2^-1073 because arithmetic with subnormal results costs a
+// microcode assist (~100 cycles) on x86: it only refuses results below
+// about 2^-947, which round_bounded refuses below 2^-960 anyway.
 template <class V>
 bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded& out) {
   using reg = typename V::reg;
@@ -584,7 +587,7 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
   const double nd = static_cast<double>(n);
   constexpr double lanes = U * W + 1;
   const double k = (2.0 * nd + 2.0 * lanes + 2.0) * (nd + lanes + 2.0);  // exact: < 2^53
-  out.err = pt * (k * 0x1p-105) + (nd + 1.0) * 0x1p-1073;
+  out.err = pt * (k * 0x1p-105) + 0x1p-1000;  // 2^-1000 > (n + 1) 2^-1073, and normal
   return true;
 }
 
@@ -596,6 +599,8 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
 // row is packed and no lanes are combined. Per row this is the dot above
 // with one lane (L = 1), so its bound holds as stated there. A row whose
 // state is not finite gets a NaN err (round_bounded refuses it).
+constexpr std::size_t prefetch_cols = 16;
+
 template <class V>
 void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                          const double* x, bounded* out) {
@@ -612,10 +617,19 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
   for (std::size_t k = r; k < R; ++k) part[k] = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
     const double* col = a + static_cast<std::int64_t>(j) * ld;
+    const std::uintptr_t col_address = reinterpret_cast<std::uintptr_t>(col);
     if (r < R) {
       for (std::size_t k = 0; k < r; ++k) part[k] = col[k];
       col = part;
     }
+    // The columns are ld apart (often more than a page): the hardware
+    // prefetchers do not follow, so the lines a few columns ahead are asked
+    // for here (prefetching never faults, even past the matrix).
+    // (Addresses as integers: a pointer past the array would be undefined.)
+    const std::uintptr_t ahead = col_address +
+                                 static_cast<std::uintptr_t>(prefetch_cols * static_cast<std::size_t>(ld)) * 8;
+    __builtin_prefetch(reinterpret_cast<const void*>(ahead));
+    __builtin_prefetch(reinterpret_cast<const void*>(ahead + (R - 1) * 8));
     const reg xj = V::set1(x[j]);
     for (int u = 0; u < U; ++u) {
       reg p, e, t, q;
@@ -643,6 +657,6 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
     b.hi = ls[k] + lc[k];  // TwoSum
     const double z = b.hi - ls[k];
     b.lo = (ls[k] - (b.hi - z)) + (lc[k] - z);
-    b.err = b.hi - b.hi == 0.0 ? lp[k] * (kk * 0x1p-105) + (nd + 1.0) * 0x1p-1073 : __builtin_nan("");
+    b.err = b.hi - b.hi == 0.0 ? lp[k] * (kk * 0x1p-105) + 0x1p-1000 : __builtin_nan("");
   }
 }
