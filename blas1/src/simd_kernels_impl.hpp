@@ -523,32 +523,39 @@ void dot_kernel(superaccumulator& acc, const double* x, const double* y, std::si
 // (n + 1) 2^-1073 because arithmetic with subnormal results costs a
 // microcode assist (~100 cycles) on x86: it only refuses results below
 // about 2^-947, which round_bounded refuses below 2^-960 anyway.
+// One term vector a * b into a lane set's Dot2 state: s + c holds the sum
+// (a * b = p + e and s + p = t + q exactly), pa the sum of |p|.
+template <class V>
+[[gnu::always_inline]] inline void dot2_step(typename V::reg& s, typename V::reg& c, typename V::reg& pa,
+                                             typename V::reg a, typename V::reg b) {
+  typename V::reg p, e, t, q;
+  V::eft::two_prod(a, b, p, e);
+  V::eft::two_sum(s, p, t, q);
+  s = t;
+  c = V::add(c, V::add(e, q));
+  pa = V::add(pa, V::abs(p));
+}
+
+inline void two_sum_scalar(double a, double b, double& t, double& q) {  // t + q = a + b exactly
+  t = a + b;
+  const double z = t - a;
+  q = (a - (t - z)) + (b - z);
+}
+
 template <class V>
 bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded& out) {
   using reg = typename V::reg;
   constexpr int W = V::width;
   static_assert((U * W & (U * W - 1)) == 0, "the lane tree needs a power of two");
   if (n > dot_bounded_max) return false;
-  auto two_sum = [](double a, double b, double& t, double& q) {
-    t = a + b;
-    const double z = t - a;
-    q = (a - (t - z)) + (b - z);
-  };
   double st = 0.0, ct = 0.0, pt = 0.0;
   std::size_t i = 0;
   if (n >= U * W) {
     reg s[U], c[U], pa[U];
     for (int u = 0; u < U; ++u) s[u] = c[u] = pa[u] = V::zero();
     for (; i + U * W <= n; i += U * W) {
-      for (int u = 0; u < U; ++u) {
-        const reg a = V::load(x + i + u * W), b = V::load(y + i + u * W);
-        reg p, e, t, q;
-        V::eft::two_prod(a, b, p, e);
-        V::eft::two_sum(s[u], p, t, q);
-        s[u] = t;
-        c[u] = V::add(c[u], V::add(e, q));
-        pa[u] = V::add(pa[u], V::abs(p));
-      }
+      for (int u = 0; u < U; ++u)
+        dot2_step<V>(s[u], c[u], pa[u], V::load(x + i + u * W), V::load(y + i + u * W));
     }
     // The lanes, pairwise (a tree of depth log2(U W) instead of a chain of
     // U W dependent TwoSums; each is still exact, its error goes to c).
@@ -561,7 +568,7 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
     for (int w = U * W / 2; w >= 1; w /= 2) {
       for (int k = 0; k < w; ++k) {
         double t, q;
-        two_sum(ls[k], ls[k + w], t, q);
+        two_sum_scalar(ls[k], ls[k + w], t, q);
         ls[k] = t;
         lc[k] = lc[k] + (lc[k + w] + q);
         lp[k] = lp[k] + lp[k + w];
@@ -575,14 +582,14 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
     const double p = x[i] * y[i];
     const double e = __builtin_fma(x[i], y[i], -p);
     double t, q;
-    two_sum(st, p, t, q);
+    two_sum_scalar(st, p, t, q);
     st = t;
     ct = ct + (e + q);
     pt = pt + (p < 0.0 ? -p : p);
   }
   // Not finite (inf or NaN met, or an overflow on the way): the exact path.
   if (!(st - st == 0.0 && ct - ct == 0.0 && pt - pt == 0.0)) return false;
-  two_sum(st, ct, out.hi, out.lo);
+  two_sum_scalar(st, ct, out.hi, out.lo);
   if (!(out.hi - out.hi == 0.0)) return false;
   const double nd = static_cast<double>(n);
   constexpr double lanes = U * W + 1;
@@ -631,14 +638,7 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
     __builtin_prefetch(reinterpret_cast<const void*>(ahead));
     __builtin_prefetch(reinterpret_cast<const void*>(ahead + (R - 1) * 8));
     const reg xj = V::set1(x[j]);
-    for (int u = 0; u < U; ++u) {
-      reg p, e, t, q;
-      V::eft::two_prod(V::load(col + u * W), xj, p, e);
-      V::eft::two_sum(s[u], p, t, q);
-      s[u] = t;
-      c[u] = V::add(c[u], V::add(e, q));
-      pa[u] = V::add(pa[u], V::abs(p));
-    }
+    for (int u = 0; u < U; ++u) dot2_step<V>(s[u], c[u], pa[u], V::load(col + u * W), xj);
   }
   alignas(64) double ls[R], lc[R], lp[R];
   for (int u = 0; u < U; ++u) {
@@ -654,9 +654,7 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
       b = bounded{0.0, 0.0, __builtin_nan("")};
       continue;
     }
-    b.hi = ls[k] + lc[k];  // TwoSum
-    const double z = b.hi - ls[k];
-    b.lo = (ls[k] - (b.hi - z)) + (lc[k] - z);
+    two_sum_scalar(ls[k], lc[k], b.hi, b.lo);
     b.err = b.hi - b.hi == 0.0 ? lp[k] * (kk * 0x1p-105) + 0x1p-1000 : __builtin_nan("");
   }
 }
