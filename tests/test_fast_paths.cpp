@@ -16,6 +16,10 @@
 //     contiguous ones, alpha and beta composed with a bound): every layout,
 //     transpose, stride, small shapes, rows that tie next to rows that do
 //     not, alpha/beta/y values that make the composition tie, specials.
+//   * trsv's fast path (panel in lanes or horizontal, in-block rows in one
+//     scalar lane, round_bounded_div): all 8 variants x both layouts x
+//     strides x block sizes, solutions that are exact doubles or midpoints
+//     (the quotient step must fall back) next to ordinary ones.
 #define BOOST_TEST_MODULE test_fast_paths
 #include <boost/test/unit_test.hpp>
 
@@ -483,6 +487,93 @@ BOOST_AUTO_TEST_CASE(specials_per_row) {
                    [](std::int64_t j) { return j == 2 ? 8.0 : 0.25; }, {1.0, -0x1p-1070, 0x1p1000},
                    "specials");
     }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(trsv_fast_path)
+
+namespace {
+
+using exala::diag;
+using exala::layout;
+using exala::transpose;
+using exala::uplo;
+
+// Every element of the solution against reference, fast-path backends x
+// kernel sets x modes x block sizes.
+void check_trsv(layout lay, uplo ul, transpose t, diag dg, std::int64_t n, const std::vector<double>& a,
+                std::int64_t lda, const std::vector<double>& b, std::int64_t incx, const char* what) {
+  std::vector<double> x0(static_cast<std::size_t>(1 + (n - 1) * std::abs(incx)), std::nan(""));
+  for (std::int64_t i = 0; i < n; ++i) x0[exala::detail::vector_offset(i, n, incx)] = b[i];
+  for (rounding md : all_modes) {
+    std::vector<double> want = x0;
+    exala::trsv(lay, ul, t, dg, n, a.data(), lda, want.data(), incx, exala::exec{backend::reference, 0, md});
+    for (kernel_set k : kernel_sets()) {
+      exala::force_kernel_set(k);
+      for (backend bk : {backend::simd, backend::omp})
+        for (std::int64_t block : {0, 1, 5}) {
+          if (!exala::is_compiled_in(bk)) continue;
+          std::vector<double> got = x0;
+          exala::exec ex{bk, 0, md};
+          ex.block = block;
+          exala::trsv(lay, ul, t, dg, n, a.data(), lda, got.data(), incx, ex);
+          for (std::size_t i = 0; i < got.size(); ++i)
+            if (!same_bits(got[i], want[i])) {
+              BOOST_ERROR(what << ": " << exala::to_string(k) << " " << exala::to_string(bk) << " block "
+                               << block << (lay == layout::row_major ? " row" : " col")
+                               << (ul == uplo::lower ? " L" : " U") << (t == transpose::none ? "N" : "T")
+                               << (dg == diag::unit ? "U" : "N") << " n = " << n << " " << name(md)
+                               << " x[" << i << "] = " << hex(got[i]) << ", reference " << hex(want[i]));
+              break;
+            }
+        }
+    }
+  }
+}
+
+}  // namespace
+
+// Random well-conditioned systems, every variant, sizes around the lane and
+// row blocks; and systems built so that some solutions are exact small
+// integers (x = 1, 2, ...: directed modes cannot decide them from a bound
+// when they are exact) or midpoints (b_i = d_i (1 + 2^-53) exactly with
+// d_i = 2: the quotient is the midpoint 1 + 2^-53).
+BOOST_AUTO_TEST_CASE(every_variant_and_ties) {
+  restore_kernel_set restore;
+  rng_t r(8);
+  for (layout lay : {layout::row_major, layout::col_major})
+    for (uplo ul : {uplo::lower, uplo::upper})
+      for (transpose t : {transpose::none, transpose::trans})
+        for (diag dg : {diag::non_unit, diag::unit})
+          for (std::int64_t n : {1, 7, 9, 17, 40}) {
+            const std::int64_t lda = n + 1;
+            std::vector<double> a(static_cast<std::size_t>(lda * n), std::nan(""));
+            for (std::int64_t i = 0; i < n; ++i)
+              for (std::int64_t j = 0; j < n; ++j) a[i * lda + j] = i == j ? 2.0 + uniform(r) * 0.5 : uniform(r) / n;
+            std::vector<double> b(n);
+            for (double& v : b) v = uniform(r);
+            check_trsv(lay, ul, t, dg, n, a, lda, b, n % 2 ? 1 : -2, "random");
+            // Exact and midpoint solutions: op(A) has 3 on the diagonal and
+            // -5 * 2^-53 in the first solved column, b_first = 3 and the
+            // other b = 3 + 2^-51, so the first x is 1 and every other
+            // numerator is 3 + 9 * 2^-53: x = 1 + 3 * 2^-53, the midpoint of
+            // 1 + 2^-52 and 1 + 2^-51 (nearest must fall back, and ties go to
+            // 1 + 2^-51 only with the first x's product counted).
+            const bool fwd = (ul == uplo::lower) == (t == transpose::none);
+            const std::int64_t first = fwd ? 0 : n - 1;
+            std::vector<double> z(static_cast<std::size_t>(lda * n), 0.0);
+            auto put = [&](std::int64_t i, std::int64_t j, double v) {  // op(A)(i, j) = v
+              const std::int64_t rr = t == transpose::none ? i : j, qq = t == transpose::none ? j : i;
+              z[static_cast<std::size_t>(lay == layout::row_major ? rr * lda + qq : qq * lda + rr)] = v;
+            };
+            for (std::int64_t i = 0; i < n; ++i) {
+              put(i, i, 3.0);
+              if (i != first) put(i, first, -5.0 * 0x1p-53);
+              b[i] = i == first ? 3.0 : 3.0 + 0x1p-51;
+            }
+            check_trsv(lay, ul, t, dg, n, z, lda, b, 1, "ties");
+          }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -96,9 +96,7 @@ bool two_prod_exact(double a, double b, double& p, double& e) noexcept {
 // over (u |m| + gamma_3 (...) <= 2^-50 (|pl| + |m| + |bl| + |q1|)), plus the
 // rounding of its own computation and the underflows (2^-1000: a normal
 // number, so that no subnormal arithmetic slows the common case).
-bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, rounding mode,
-                         double& out) noexcept {
-  if (beta == 0.0 && alpha == 1.0) return round_bounded(s.hi, s.lo, s.err, mode, out);
+bool bounded_axpby(double alpha, const bounded& s, double beta, double y, bounded& out) noexcept {
   if (!(s.err >= 0.0)) return false;
   double ph, pl, bh = 0.0, bl = 0.0;
   if (!two_prod_exact(alpha, s.hi, ph, pl)) return false;
@@ -107,11 +105,54 @@ bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, 
   double h1, q1;
   two_sum(ph, bh, h1, q1);
   const double r = ((pl + m) + bl) + q1;
-  double hi, lo;
-  two_sum(h1, r, hi, lo);
+  two_sum(h1, r, out.hi, out.lo);
   const double mags = ((std::fabs(pl) + std::fabs(m)) + std::fabs(bl)) + std::fabs(q1);
-  const double err = 2.0 * (std::fabs(alpha) * s.err + mags * 0x1p-50) + 0x1p-1000;
-  if (!(hi - hi == 0.0 && err - err == 0.0)) return false;
+  out.err = 2.0 * (std::fabs(alpha) * s.err + mags * 0x1p-50) + 0x1p-1000;
+  return out.hi - out.hi == 0.0 && out.err - out.err == 0.0;
+}
+
+bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, rounding mode,
+                         double& out) noexcept {
+  if (beta == 0.0 && alpha == 1.0) return round_bounded(s.hi, s.lo, s.err, mode, out);
+  bounded v;
+  return bounded_axpby(alpha, s, beta, y, v) && round_bounded(v.hi, v.lo, v.err, mode, out);
+}
+
+// a.hi + b.hi = h + q exactly; r = (a.lo + b.lo) + q with
+// |r - exact| <= gamma_2 (|a.lo| + |b.lo| + |q|) <= 2^-51 (...); hi + lo = h + r.
+bool bounded_add(const bounded& a, const bounded& b, bounded& out) noexcept {
+  if (!(a.err >= 0.0 && b.err >= 0.0)) return false;
+  double h, q;
+  two_sum(a.hi, b.hi, h, q);
+  const double r = (a.lo + b.lo) + q;
+  two_sum(h, r, out.hi, out.lo);
+  const double mags = (std::fabs(a.lo) + std::fabs(b.lo)) + std::fabs(q);
+  out.err = 2.0 * ((a.err + b.err) + mags * 0x1p-51) + 0x1p-1000;
+  return out.hi - out.hi == 0.0 && out.err - out.err == 0.0;
+}
+
+// N = H + L + delta (|delta| <= E). q1 = fl(H / d); r = fma(-q1, d, H) is
+// H - q1 d within u |r| (in fact exact away from underflow); t = fl(r + L)
+// within u |t|; q2 = fl(t / d) within u |q2|. So
+//   N / d = q1 + q2 + eps,  |eps| <= u |q2| + (E + u |r| + u |t|) / |d|,
+// and q1 + q2 = hi + lo exactly (TwoSum). err below is twice that, plus
+// 2^-1000 for the underflows of its own terms.
+bool round_bounded_div(const bounded& n, double d, rounding mode, double& out) noexcept {
+  const double ad = std::fabs(d);
+  if (!(n.err >= 0.0) || !(ad > 0.0 && ad <= 0x1.fffffffffffffp1023)) return false;
+  const double ah = std::fabs(n.hi);
+  if (!(ah >= 0x1p-900 && ah <= 0x1p1000)) return false;
+  const double q1 = n.hi / d;
+  const double aq = std::fabs(q1);
+  if (!(aq >= 0x1p-900 && aq <= 0x1p1000)) return false;
+  const double r = std::fma(-q1, d, n.hi);
+  const double t = r + n.lo;
+  const double q2 = t / d;
+  double hi, lo;
+  two_sum(q1, q2, hi, lo);
+  const double err =
+      2.0 * ((n.err + (std::fabs(r) + std::fabs(t)) * 0x1p-53) / ad + std::fabs(q2) * 0x1p-53) + 0x1p-1000;
+  if (!(err - err == 0.0)) return false;
   return round_bounded(hi, lo, err, mode, out);
 }
 

@@ -222,6 +222,13 @@ std::size_t detail::rows_bounded_block() {
   return k.rows_bounded != nullptr ? k.rows_bounded_block : 0;
 }
 
+bool detail::strided_bounded(const double* a, std::int64_t inc, const double* x, std::size_t n,
+                             const double* terms, std::size_t nterms, double alpha, double b,
+                             bounded& out) {
+  const detail::kernel_table& k = detail::active_kernels();
+  return k.strided_bounded != nullptr && k.strided_bounded(a, inc, x, n, terms, nterms, alpha, b, out);
+}
+
 void detail::rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                           const double* x, bounded* out) {
   detail::active_kernels().rows_bounded(a, ld, r, n, x, out);

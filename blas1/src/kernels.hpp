@@ -46,6 +46,10 @@ struct kernel_table {
   void (*rows_bounded)(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                        const double* x, bounded* out);
   std::size_t rows_bounded_block;
+  // One strided row in a scalar lane: bounds
+  // sum_j a[j * inc] x[j] + sum_k terms[k] + alpha * b, or false.
+  bool (*strided_bounded)(const double* a, std::int64_t inc, const double* x, std::size_t n,
+                          const double* terms, std::size_t nterms, double alpha, double b, bounded& out);
 };
 
 // Longest dot the bounded kernels take (their bound is stated for n <= 2^24).

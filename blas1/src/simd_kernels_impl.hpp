@@ -658,3 +658,36 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
     b.err = b.hi - b.hi == 0.0 ? lp[k] * (kk * 0x1p-105) + 0x1p-1000 : __builtin_nan("");
   }
 }
+
+// ------------------------------------------------------------ one strided row
+//
+// Dot2 in one scalar lane (FMA TwoProd on this set's FMA unit) of
+// sum_j a[j * inc] x[j] + sum_k terms[k] + alpha * b: the short, sequential
+// rows of a triangular solve's diagonal block, with the panel's bounded
+// value and the right-hand side joined in as extra terms (each term is a
+// product whose TwoProd error is zero). The bound is dot_bounded's with L = 1
+// and n + nterms + 1 products.
+inline bool strided_bounded_kernel(const double* a, std::int64_t inc, const double* x, std::size_t n,
+                                   const double* terms, std::size_t nterms, double alpha, double b,
+                                   bounded& out) {
+  if (n > dot_bounded_max) return false;
+  double s = 0.0, c = 0.0, pa = 0.0;
+  auto add = [&](double u, double v) {
+    const double p = u * v;
+    const double e = __builtin_fma(u, v, -p);
+    double t, q;
+    two_sum_scalar(s, p, t, q);
+    s = t;
+    c = c + (e + q);
+    pa = pa + (p < 0.0 ? -p : p);
+  };
+  add(alpha, b);
+  for (std::size_t k = 0; k < nterms; ++k) add(terms[k], 1.0);
+  for (std::size_t j = 0; j < n; ++j) add(a[static_cast<std::int64_t>(j) * inc], x[j]);
+  if (!(s - s == 0.0 && c - c == 0.0 && pa - pa == 0.0)) return false;
+  two_sum_scalar(s, c, out.hi, out.lo);
+  if (!(out.hi - out.hi == 0.0)) return false;
+  const double nd = static_cast<double>(n + nterms + 1);
+  out.err = pa * ((2.0 * nd + 4.0) * (nd + 3.0) * 0x1p-105) + 0x1p-1000;
+  return true;
+}

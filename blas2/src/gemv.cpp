@@ -117,7 +117,7 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
   // rows it cannot decide go through an exact accumulator. Same bits.
   const bool fast = (ex.backend == backend::simd || ex.backend == backend::omp) &&
                     cols <= fast_gemv_max_cols &&
-                    (A.cs == 1 || rows_bounded_block() > 0);
+                    rows_bounded_block() > 0;  // a kernel set with the bounded kernels
   // Rows are handled in blocks (one accumulator each); omp splits the blocks
   // over threads. Small problems stay on one thread.
   constexpr std::int64_t block_rows = 16;

@@ -22,11 +22,60 @@
 #endif
 
 #include "exala/blas2.hpp"
+#include "exala/detail/round_bounded.hpp"
 #include "exala/detail/opencl_hooks2.hpp"
 #include "exala/exact_ops.hpp"
 #include "level2_common.hpp"
 
 namespace exala {
+
+namespace {
+
+using detail::bounded;
+using detail::mat_view;
+
+// Longest system that tries the bounded fast path (its bound is stated for
+// rows up to 2^24 products).
+constexpr std::int64_t fast_trsv_max = std::int64_t{1} << 20;
+
+// The panel of rows [i, i + rr) over the known solutions [k0, k1), bounded.
+void fast_panel(bounded* out, const mat_view& A, std::int64_t i, std::int64_t rr, const double* xneg,
+                std::int64_t k0, std::int64_t k1) {
+  const auto len = static_cast<std::size_t>(k1 - k0);
+  if (len == 0) {
+    for (std::int64_t r = 0; r < rr; ++r) out[r] = bounded{0.0, 0.0, 0.0};
+    return;
+  }
+  if (A.cs == 1) {  // contiguous rows: one horizontal Dot2 each
+    for (std::int64_t r = 0; r < rr; ++r)
+      if (!detail::dot_bounded(A.row(i + r) + k0, xneg + k0, len, out[r])) out[r].err = std::nan("");
+    return;
+  }
+  const auto R = static_cast<std::int64_t>(detail::rows_bounded_block());  // one row per lane
+  for (std::int64_t r0 = 0; r0 < rr; r0 += R)
+    detail::rows_bounded(A.row(i + r0) + k0 * A.cs, A.cs, static_cast<std::size_t>(std::min(R, rr - r0)),
+                         len, xneg + k0, out + r0);
+}
+
+// x_i from the panel's bound, the in-block products [j0, j1) and alpha b_i,
+// or false (the caller then forms the exact numerator).
+bool fast_solution(const bounded& panel, const mat_view& A, std::int64_t i, const double* xneg,
+                   std::int64_t j0, std::int64_t j1, double alpha, double bi, bool unit, rounding mode,
+                   double& xi) {
+  // One Dot2 of the in-block products with the panel's hi and lo and
+  // alpha b_i as extra terms; the panel's own error bound is added after.
+  const double terms[2] = {panel.hi, panel.lo};
+  bounded num;
+  if (!(panel.err >= 0.0) ||
+      !detail::strided_bounded(A.row(i) + j0 * A.cs, A.cs, xneg + j0, static_cast<std::size_t>(j1 - j0),
+                               terms, 2, alpha, bi, num))
+    return false;
+  num.err = 2.0 * (num.err + panel.err);  // twice: the rounding of the sum
+  return unit ? detail::round_bounded(num.hi, num.lo, num.err, mode, xi)
+              : detail::round_bounded_div(num, A.at(i, i), mode, xi);
+}
+
+}  // namespace
 
 void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose trans, diag dg,
                          std::int64_t n, double alpha, const double* a, std::int64_t lda,
@@ -59,15 +108,27 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
   const bool forward = (ul == uplo::lower) == (trans == transpose::none);
   const std::vector<double> b = gather(x, n, incx);
   std::vector<double> xneg(static_cast<std::size_t>(n), 0.0);  // -x_j once solved
-  const std::int64_t bs = ex.block > 0 ? std::min<std::int64_t>(ex.block, n) : std::min<std::int64_t>(32, n);
-  std::vector<superaccumulator> acc(static_cast<std::size_t>(bs));
-  std::vector<double> buf;
-  if (ex.backend != backend::reference) active_kernel_set();  // throw here, not in a thread
-
+  // The bounded fast path (simd, omp): each numerator bounded by Dot2, each
+  // x_i decided by round_bounded_div (Ziv); a row it cannot decide forms its
+  // exact numerator in an accumulator as below. Same bits either way.
+  const bool fast = (ex.backend == backend::simd || ex.backend == backend::omp) && n <= fast_trsv_max &&
+                    rows_bounded_block() > 0;  // a kernel set with the bounded kernels
   int max_threads = 1;
 #ifdef EXALA_HAVE_OPENMP
   if (ex.backend == backend::omp) max_threads = ex.threads > 0 ? ex.threads : omp_get_max_threads();
 #endif
+  // Default block: 32 rows; on the fast path one lane block (8 or 16 rows)
+  // per thread, two with several threads, which keeps the sequential
+  // in-block part short (the panel is in lanes).
+  const std::int64_t lane_rows = static_cast<std::int64_t>(fast ? rows_bounded_block() : 0);
+  const std::int64_t default_bs =
+      !fast ? 32 : (max_threads > 1 ? 2 * lane_rows * std::min(max_threads, 4) : lane_rows);
+  const std::int64_t bs = std::min<std::int64_t>(ex.block > 0 ? ex.block : default_bs, n);
+  std::vector<bounded> pb(fast ? static_cast<std::size_t>(bs) : 0);
+  // Accumulators: every row's on the exact path, only on a fallback on the fast one.
+  std::vector<superaccumulator> acc(fast ? 0 : static_cast<std::size_t>(bs));
+  std::vector<double> buf;
+  if (ex.backend != backend::reference) active_kernel_set();  // throw here, not in a thread
 
   const std::int64_t nblocks = (n + bs - 1) / bs;
   for (std::int64_t blk = 0; blk < nblocks; ++blk) {
@@ -77,10 +138,11 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
     const std::int64_t i1 = forward ? std::min(n, i0 + bs) : n - blk * bs;
     const std::int64_t rows = i1 - i0;
     const std::int64_t k0 = forward ? 0 : i1, k1 = forward ? i0 : n;
-    for (std::int64_t r = 0; r < rows; ++r) {
-      acc[r].clear();
-      acc[r].add_product(alpha, b[i0 + r]);
-    }
+    if (!fast)
+      for (std::int64_t r = 0; r < rows; ++r) {
+        acc[r].clear();
+        acc[r].add_product(alpha, b[i0 + r]);
+      }
     // 1. Panel, in groups of rows (one packing buffer per thread), at most
     // 16 rows a group and enough groups for every thread.
     int threads = 1;
@@ -94,7 +156,8 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
     auto panel_group = [&](std::int64_t g, std::vector<double>& gbuf) {
       const std::int64_t r0 = g * group;
       const std::int64_t rr = std::min(group, rows - r0);
-      add_row_products(acc.data() + r0, A, i0 + r0, rr, xneg.data(), k0, k1, ex.backend, gbuf);
+      if (fast) fast_panel(pb.data() + r0, A, i0 + r0, rr, xneg.data(), k0, k1);
+      else add_row_products(acc.data() + r0, A, i0 + r0, rr, xneg.data(), k0, k1, ex.backend, gbuf);
     };
     if (threads <= 1) {
       for (std::int64_t g = 0; g < ngroups; ++g) panel_group(g, buf);
@@ -112,9 +175,21 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
     for (std::int64_t s = 0; s < rows; ++s) {
       const std::int64_t r = forward ? s : rows - 1 - s;
       const std::int64_t i = i0 + r;
+      const std::int64_t j0 = forward ? i0 : i + 1, j1 = forward ? i : i1;
+      if (fast) {
+        double xi;
+        if (fast_solution(pb[r], A, i, xneg.data(), j0, j1, alpha, b[i], unit, ex.mode, xi)) {
+          xneg[i] = -xi;
+          continue;
+        }
+        // Undecided: the exact numerator, panel part first, then as below.
+        if (acc.empty()) acc.resize(static_cast<std::size_t>(bs));
+        acc[r].clear();
+        acc[r].add_product(alpha, b[i]);
+        add_row_products(&acc[r], A, i, 1, xneg.data(), k0, k1, ex.backend, buf);
+      }
       superaccumulator& ai = acc[r];
       // Short in-block rows go product by product (cheaper than a kernel call).
-      const std::int64_t j0 = forward ? i0 : i + 1, j1 = forward ? i : i1;
       const backend how = j1 - j0 < 96 ? backend::reference : ex.backend;
       add_row_products(&ai, A, i, 1, xneg.data(), j0, j1, how, buf);
       // The alpha*b term already set has_term; the products' zero signs only

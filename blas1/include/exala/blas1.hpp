@@ -101,6 +101,10 @@ bool dot_bounded(const double* x, const double* y, std::size_t n, bounded& out);
 std::size_t rows_bounded_block();
 void rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* x,
                   bounded* out);
+// strided_bounded: sum_j a[j * inc] x[j] + sum_k terms[k] + alpha * b in one
+// scalar lane (short sequential rows), or false (also without a SIMD set).
+bool strided_bounded(const double* a, std::int64_t inc, const double* x, std::size_t n,
+                     const double* terms, std::size_t nterms, double alpha, double b, bounded& out);
 }  // namespace detail
 
 // ------------------------------------------------------------ element-wise

@@ -32,4 +32,15 @@ bool round_bounded(double hi, double lo, double err, rounding mode, double& out)
 bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, rounding mode,
                          double& out) noexcept;
 
+// The same composition left bounded: out bounds alpha * S + beta * y, or false.
+bool bounded_axpby(double alpha, const bounded& s, double beta, double y, bounded& out) noexcept;
+
+// out bounds A + B for A, B known as a, b (false when not finite).
+bool bounded_add(const bounded& a, const bounded& b, bounded& out) noexcept;
+
+// round(N / d) for N known as n and a finite nonzero d, decided as
+// round_bounded decides, or false (also when the quotient or N is outside
+// [2^-900, 2^1000] in magnitude: the remainder step must not underflow).
+bool round_bounded_div(const bounded& n, double d, rounding mode, double& out) noexcept;
+
 }  // namespace exala::detail
