@@ -713,6 +713,14 @@ BOOST_AUTO_TEST_CASE(gemm_cancellation_and_zero_signs) {
 // inf and NaN in A, B, C, alpha and beta: every entry follows IEEE for the
 // exact expression (the rows and columns holding them take the exact-dot
 // path; the others stay on the fast path).
+// Sends every product to the CRT engine while it lives (tests of the
+// engine's own tiles, blocks and path statistics; the small-product path
+// has its own tests in test_fast_paths).
+struct engine_only {
+  std::int64_t old = exala::detail::set_small_gemm_limit(0);
+  ~engine_only() { exala::detail::set_small_gemm_limit(old); }
+};
+
 BOOST_AUTO_TEST_CASE(gemm_special_values) {
   restore_kernel_set restore;
   failures f;
@@ -749,6 +757,7 @@ BOOST_AUTO_TEST_CASE(gemm_special_values) {
 // size the engine treats differently (1 = one micro-tile per tile and one
 // step per reduction), against the reference.
 BOOST_AUTO_TEST_CASE(gemm_tiles_and_blocks) {
+  const engine_only engine;  // these sizes would take the small-product path
   restore_kernel_set restore;
   failures f;
   rng_t r(3006);
@@ -787,6 +796,7 @@ BOOST_AUTO_TEST_CASE(gemm_tiles_and_blocks) {
 // verified path, with the undecided entries recomputed exactly; the full
 // double range forces overflowing and subnormal results through it.
 BOOST_AUTO_TEST_CASE(gemm_wide_range_paths) {
+  const engine_only engine;  // these sizes would take the small-product path
   restore_kernel_set restore;
   failures f;
   rng_t r(3007);

@@ -20,6 +20,9 @@
 //     scalar lane, round_bounded_div): all 8 variants x both layouts x
 //     strides x block sizes, solutions that are exact doubles or midpoints
 //     (the quotient step must fall back) next to ordinary ones.
+//   * gemm's small-product path: entries that tie next to decided ones, in
+//     every layout and transpose, and its size limit (test_blas3's sweeps
+//     run through it as well).
 #define BOOST_TEST_MODULE test_fast_paths
 #include <boost/test/unit_test.hpp>
 
@@ -33,6 +36,7 @@
 #include "exala/backend.hpp"
 #include "exala/blas1.hpp"
 #include "exala/blas2.hpp"
+#include "exala/blas3.hpp"
 #include "exala/checked.hpp"
 #include "exala/detail/round_bounded.hpp"
 #include "exala/superaccumulator.hpp"
@@ -574,6 +578,67 @@ BOOST_AUTO_TEST_CASE(every_variant_and_ties) {
             }
             check_trsv(lay, ul, t, dg, n, z, lda, b, 1, "ties");
           }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(small_gemm)
+
+using exala::layout;
+using exala::transpose;
+
+// C = A B with every other row of entries midpoints (1 + 2^-53): those are
+// formed exactly (counted in last_gemm_path), the others decided; every
+// entry has the reference's bits, below and above the size limit.
+BOOST_AUTO_TEST_CASE(ties_fall_back_per_entry) {
+  restore_kernel_set restore;
+  rng_t r(9);
+  for (layout lay : {layout::row_major, layout::col_major})
+    for (transpose ta : {transpose::none, transpose::trans})
+      for (transpose tb : {transpose::none, transpose::trans})
+        for (std::int64_t k : {2, 40}) {
+          const std::int64_t m = 9, n = 5;
+          // Logical op(A) (m x k) and op(B) (k x n), stored per layout/transpose.
+          std::vector<double> opa(m * k), opb(k * n);
+          for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t l = 0; l < k; ++l)
+              opa[i * k + l] = i % 2 == 0 ? (l == 0 ? 1.0 : (l == 1 ? 0x1p-53 : 0.0)) : uniform(r);
+          for (double& v : opb) v = 1.0;
+          auto store = [&](const std::vector<double>& op, std::int64_t rows, std::int64_t cols, transpose t,
+                           std::int64_t& ld) {
+            // stored matrix S = op or op^T, rows_s x cols_s, in lay
+            const bool tr = t == transpose::trans;
+            const std::int64_t rs = tr ? cols : rows, cs = tr ? rows : cols;
+            ld = lay == layout::row_major ? cs : rs;
+            std::vector<double> st(static_cast<std::size_t>(rs * cs));
+            for (std::int64_t i = 0; i < rs; ++i)
+              for (std::int64_t j = 0; j < cs; ++j) {
+                const double v = tr ? op[j * cols + i] : op[i * cols + j];
+                st[static_cast<std::size_t>(lay == layout::row_major ? i * ld + j : j * ld + i)] = v;
+              }
+            return st;
+          };
+          std::int64_t lda, ldb;
+          const auto a = store(opa, m, k, ta, lda), b = store(opb, k, n, tb, ldb);
+          const std::int64_t ldc = lay == layout::row_major ? n : m;
+          for (rounding md : all_modes)
+            for (std::int64_t limit : {std::int64_t{1} << 18, std::int64_t{0}}) {
+              const std::int64_t old = exala::detail::set_small_gemm_limit(limit);
+              std::vector<double> want(m * n, 0.5), got(m * n, 0.5);
+              exala::gemm(lay, ta, tb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, 0.0, want.data(), ldc,
+                          exala::exec{backend::reference, 0, md});
+              exala::gemm(lay, ta, tb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, 0.0, got.data(), ldc,
+                          exala::exec{backend::simd, 0, md});
+              const auto path = exala::detail::last_gemm_path();
+              exala::detail::set_small_gemm_limit(old);
+              for (std::size_t e = 0; e < got.size(); ++e)
+                BOOST_TEST(same_bits(got[e], want[e]), "entry " << e << " " << name(md) << " limit " << limit);
+              if (limit > 0 && md == rounding::to_nearest_even && !simd_sets().empty())
+                // (Sums of two random doubles are themselves midpoints half
+                // the time, so more entries may fall back than the 5 n built.)
+                BOOST_TEST(path.exact_dot_entries >= 5 * n, "ties formed exactly: " << path.exact_dot_entries);
+            }
+        }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -8,13 +8,17 @@
 // k == 0 gives round(beta * C_ij) (A and B not read), beta == 0 does not read
 // C (the beta * c term is +0, exactly as round_axpby(alpha, S, 0, 0)).
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #ifdef EXALA_HAVE_OPENMP
 #include <omp.h>
 #endif
 
+#include "exala/blas1.hpp"
 #include "exala/blas3.hpp"
 #include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
@@ -90,6 +94,53 @@ gemm_path last_gemm_path() noexcept {
 }
 }  // namespace detail
 
+namespace {
+
+// Small products (issue 16, tiny calls) take the bounded Dot2 paths of
+// gemv instead of the CRT engine's scans, packing and tables: each entry is
+// decided from a bound (round_bounded_axpby), and an entry it cannot decide
+// is formed exactly (entry_exact). The correctly rounded entries are unique,
+// so the bits are the engine's.
+std::atomic<std::int64_t> small_gemm_max_products{std::int64_t{1} << 18};  // 64^3
+constexpr std::int64_t small_gemm_max_k = 1024;
+
+void small_gemm(const detail::gemm3::problem& p) {
+  using exala::detail::bounded;
+  const auto R = static_cast<std::int64_t>(exala::detail::rows_bounded_block());
+  const auto k = static_cast<std::size_t>(p.k);
+  std::vector<bounded> s(static_cast<std::size_t>(p.m));
+  std::vector<double> col(p.tb ? k : 0);  // column j of op(B) when it is a row of B
+  for (std::int64_t j = 0; j < p.n; ++j) {
+    const double* x = p.b + j * p.ldb;
+    if (p.tb) {
+      for (std::size_t l = 0; l < k; ++l) col[l] = p.b[j + static_cast<std::int64_t>(l) * p.ldb];
+      x = col.data();
+    }
+    if (!p.ta) {  // row i of op(A) is strided: one row per lane
+      for (std::int64_t i0 = 0; i0 < p.m; i0 += R)
+        exala::detail::rows_bounded(p.a + i0, p.lda, static_cast<std::size_t>(std::min(R, p.m - i0)), k, x,
+                                    s.data() + i0);
+    } else {  // row i of op(A) is column i of A: contiguous
+      for (std::int64_t i = 0; i < p.m; ++i)
+        if (!exala::detail::dot_bounded(p.a + i * p.lda, x, k, s[i])) s[i].err = std::nan("");
+    }
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      double& c = p.c[i + j * p.ldc];
+      double v;
+      if (exala::detail::round_bounded_axpby(p.alpha, s[i], p.beta, p.beta == 0.0 ? 0.0 : c, p.mode, v))
+        c = v;
+      else
+        detail::gemm3::entry_exact(p, i, j, false), detail::gemm3::count_exact_dot_entry();
+    }
+  }
+}
+
+}  // namespace
+
+std::int64_t detail::set_small_gemm_limit(std::int64_t products) noexcept {
+  return small_gemm_max_products.exchange(products < 0 ? 0 : products);
+}
+
 void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n, std::int64_t k,
           double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
           double beta, double* c, std::int64_t ldc, const exec& ex) {
@@ -159,6 +210,11 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   }
   // A bad EXALA_SIMD throws here, before any parallel region.
   const kernel_set_table& ks = kernels_for(active_kernel_set());
+  if (p.k <= small_gemm_max_k && p.m * p.n <= small_gemm_max_products.load(std::memory_order_relaxed) / p.k &&
+      exala::detail::rows_bounded_block() > 0) {
+    small_gemm(p);
+    return;
+  }
   gemm_crt(p, threads_of(ex), ex.block, ks);
 }
 

@@ -488,6 +488,7 @@ std::int64_t round_up(std::int64_t v, std::int64_t to) { return (v + to - 1) / t
 
 crt_stats last_crt_stats() noexcept { return stats_tls; }
 void clear_crt_stats() noexcept { stats_tls = crt_stats{}; }
+void count_exact_dot_entry() noexcept { ++stats_tls.fallback_entries; }
 
 // --------------------------------------------------------------- entries
 

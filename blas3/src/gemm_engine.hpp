@@ -58,6 +58,8 @@ struct crt_stats {
 };
 crt_stats last_crt_stats() noexcept;
 void clear_crt_stats() noexcept;
+// One more entry formed exactly (the small-product path's fallbacks).
+void count_exact_dot_entry() noexcept;
 
 // Shared with trsm.cpp: exec checks (threads, block, backend compiled in)
 // and the thread count an exec asks for (1 unless backend omp).

@@ -90,6 +90,12 @@ struct gemm_path {
   std::int64_t exact_dot_entries = 0;
 };
 gemm_path last_gemm_path() noexcept;
+// Products of at most this many multiplications (m n k, with k <= 1024) take
+// the bounded Dot2 path instead of the CRT engine (simd/omp; default 2^18;
+// last_gemm_path() then reports only exact_dot_entries, the entries the
+// bound could not decide). Returns the previous limit; 0 sends every
+// product to the engine (tests of the engine's own paths).
+std::int64_t set_small_gemm_limit(std::int64_t products) noexcept;
 }  // namespace detail
 
 }  // namespace exala
