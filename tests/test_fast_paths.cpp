@@ -622,7 +622,7 @@ BOOST_AUTO_TEST_CASE(ties_fall_back_per_entry) {
           const auto a = store(opa, m, k, ta, lda), b = store(opb, k, n, tb, ldb);
           const std::int64_t ldc = lay == layout::row_major ? n : m;
           for (rounding md : all_modes)
-            for (std::int64_t limit : {std::int64_t{1} << 18, std::int64_t{0}}) {
+            for (std::int64_t limit : {std::int64_t{1} << 21, std::int64_t{0}}) {
               const std::int64_t old = exala::detail::set_small_gemm_limit(limit);
               std::vector<double> want(m * n, 0.5), got(m * n, 0.5);
               exala::gemm(lay, ta, tb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, 0.0, want.data(), ldc,

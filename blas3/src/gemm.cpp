@@ -101,7 +101,7 @@ namespace {
 // decided from a bound (round_bounded_axpby), and an entry it cannot decide
 // is formed exactly (entry_exact). The correctly rounded entries are unique,
 // so the bits are the engine's.
-std::atomic<std::int64_t> small_gemm_max_products{std::int64_t{1} << 18};  // 64^3
+std::atomic<std::int64_t> small_gemm_max_products{std::int64_t{1} << 21};  // 128^3
 constexpr std::int64_t small_gemm_max_k = 1024;
 
 void small_gemm(const detail::gemm3::problem& p) {
@@ -210,12 +210,16 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   }
   // A bad EXALA_SIMD throws here, before any parallel region.
   const kernel_set_table& ks = kernels_for(active_kernel_set());
-  if (p.k <= small_gemm_max_k && p.m * p.n <= small_gemm_max_products.load(std::memory_order_relaxed) / p.k &&
+  // (single-threaded: with T omp threads the engine's share is 1/T, so the
+  // limit is T times lower)
+  const int threads = threads_of(ex);
+  if (p.k <= small_gemm_max_k &&
+      p.m * p.n <= small_gemm_max_products.load(std::memory_order_relaxed) / threads / p.k &&
       exala::detail::rows_bounded_block() > 0) {
     small_gemm(p);
     return;
   }
-  gemm_crt(p, threads_of(ex), ex.block, ks);
+  gemm_crt(p, threads, ex.block, ks);
 }
 
 }  // namespace exala
