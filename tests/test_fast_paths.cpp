@@ -356,6 +356,39 @@ BOOST_AUTO_TEST_CASE(front_end_lengths_and_strides) {
   }
 }
 
+// sum and asum: the same bounded path with y = 1 (and |x| for asum), and
+// its exact fallback for short ties (1 + 2^-53 and its mirror), every
+// length limit, stride, kernel set and mode, against reference.
+BOOST_AUTO_TEST_CASE(sum_and_asum) {
+  restore_kernel_set restore;
+  rng_t r(10);
+  for (kernel_set k : kernel_sets()) {
+    exala::force_kernel_set(k);
+    for (std::int64_t n : {1, 2, 3, 15, 16, 17, 255, 256, 257, 4095, 4096, 4097})
+      for (std::int64_t inc : {1, -1, 2, -3})
+        for (int kind = 0; kind < 3; ++kind) {
+          std::vector<double> x(static_cast<std::size_t>(1 + (n - 1) * std::abs(inc)), 0.0);
+          for (std::int64_t i = 0; i < n; ++i) {
+            double v = kind == 0 ? uniform(r) : (kind == 1 ? random_exp(r, -40, 40) : 0.0);
+            if (kind == 2) v = i == 0 ? 1.0 : (i == n - 1 ? -0x1p-53 : 0.0);  // a tie (|.|: 1 + 2^-53)
+            x[exala::detail::vector_offset(i, n, inc)] = v;
+          }
+          for (rounding m : all_modes) {
+            const exala::exec ref{backend::reference, 0, m};
+            const double ws = exala::sum(n, x.data(), inc, ref), wa = exala::asum(n, x.data(), inc, ref);
+            for (backend b : {backend::simd, backend::omp}) {
+              if (!exala::is_compiled_in(b)) continue;
+              const exala::exec ex{b, 0, m};
+              BOOST_TEST(same_bits(exala::sum(n, x.data(), inc, ex), ws),
+                         exala::to_string(k) << " sum n = " << n << " inc " << inc << " kind " << kind << " " << name(m));
+              BOOST_TEST(same_bits(exala::asum(n, x.data(), inc, ex), wa),
+                         exala::to_string(k) << " asum n = " << n << " inc " << inc << " kind " << kind << " " << name(m));
+            }
+          }
+        }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(gemv_fast_path)

@@ -255,18 +255,6 @@ void dot_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64
   accumulate(acc, op::dot, vec{x, incx, n}, vec{y, incy, n}, ex);
 }
 
-double sum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
-  superaccumulator acc;
-  sum_into(acc, n, x, incx, ex);
-  return acc.round(ex.mode);
-}
-
-double asum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
-  superaccumulator acc;
-  asum_into(acc, n, x, incx, ex);
-  return acc.round(ex.mode);
-}
-
 namespace {
 
 // Longest dot that tries the bounded fast path first (simd and omp backends;
@@ -275,6 +263,15 @@ namespace {
 constexpr std::int64_t short_dot_max = 4096;
 // Strided short dots are packed into stack buffers of this many elements.
 constexpr std::int64_t short_dot_pack = 256;
+
+// A short call the bound could not decide (a tie, or an exact result in a
+// directed mode, both frequent for a few terms of similar magnitude): the
+// terms go straight into one accumulator, rounded once, instead of through
+// the blocked kernels' private accumulators, merges and flag scans. Exact
+// either way.
+bool short_exact(std::int64_t n, const exec& ex) {
+  return n <= short_dot_pack && (ex.backend == backend::simd || ex.backend == backend::omp);
+}
 
 // The correctly rounded dot from the fast path, or false (see dot_decided).
 bool short_dot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
@@ -306,6 +303,10 @@ double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, 
   double r;
   if (short_dot(n, x, incx, y, incy, ex, r)) return r;
   superaccumulator acc;
+  if (short_exact(n, ex)) {
+    reference_range(acc, op::dot, vec{x, incx, n}, vec{y, incy, n});
+    return acc.round(ex.mode);
+  }
   dot_into(acc, n, x, incx, y, incy, ex);
   return acc.round(ex.mode);
 }
@@ -316,6 +317,61 @@ double nrm2(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) 
   accumulate(acc, op::dot, vec{x, incx, n}, vec{x, incx, n}, ex);
   return acc.round_sqrt(ex.mode);
 }
+
+namespace {
+
+// Short sums and asums take the bounded path of the dot kernels with y = 1
+// (every product exact): contiguous ones as they are, strided ones packed
+// on the stack. False: the exact path decides.
+bool short_sum(bool absolute, std::int64_t n, const double* x, std::int64_t incx, const exec& ex,
+               double& out) {
+  if (n == 0 || n > short_dot_max || (ex.backend != backend::simd && ex.backend != backend::omp))
+    return false;
+  const detail::kernel_table& k = detail::active_kernels();
+  if (k.sum_bounded == nullptr) return false;
+  detail::bounded b;
+  if (incx == 1 || incx == -1) {  // the same terms in either order
+    if (!k.sum_bounded(x, static_cast<std::size_t>(n), absolute, b)) return false;
+  } else {
+    if (n > short_dot_pack) return false;
+    double v[short_dot_pack];
+    const vec vx{x, incx, n};
+    for (std::int64_t i = 0; i < n; ++i) v[i] = x[vx.index(i)];
+    if (!k.sum_bounded(v, static_cast<std::size_t>(n), absolute, b)) return false;
+  }
+  return detail::round_bounded(b.hi, b.lo, b.err, ex.mode, out);
+}
+
+}  // namespace
+
+double sum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
+  check_args(n, x, "x", incx, "incx", ex.threads);
+  require_compiled(ex.backend);
+  double r;
+  if (short_sum(false, n, x, incx, ex, r)) return r;
+  superaccumulator acc;
+  if (short_exact(n, ex)) {
+    reference_range(acc, op::sum, vec{x, incx, n}, vec{nullptr, 0, n});
+    return acc.round(ex.mode);
+  }
+  sum_into(acc, n, x, incx, ex);
+  return acc.round(ex.mode);
+}
+
+double asum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
+  check_args(n, x, "x", incx, "incx", ex.threads);
+  require_compiled(ex.backend);
+  double r;
+  if (short_sum(true, n, x, incx, ex, r)) return r;
+  superaccumulator acc;
+  if (short_exact(n, ex)) {
+    reference_range(acc, op::asum, vec{x, incx, n}, vec{nullptr, 0, n});
+    return acc.round(ex.mode);
+  }
+  asum_into(acc, n, x, incx, ex);
+  return acc.round(ex.mode);
+}
+
 
 double dot(std::span<const double> x, std::span<const double> y, const exec& ex) {
   if (x.size() != y.size())

@@ -50,6 +50,8 @@ struct kernel_table {
   // sum_j a[j * inc] x[j] + sum_k terms[k] + alpha * b, or false.
   bool (*strided_bounded)(const double* a, std::int64_t inc, const double* x, std::size_t n,
                           const double* terms, std::size_t nterms, double alpha, double b, bounded& out);
+  // dot_bounded's sum of x_i (absolute: of |x_i|), or false.
+  bool (*sum_bounded)(const double* x, std::size_t n, bool absolute, bounded& out);
 };
 
 // Longest dot the bounded kernels take (their bound is stated for n <= 2^24).

@@ -121,6 +121,9 @@ void scal256(double alpha, double* x, std::size_t n) {
 bool dot_bounded256(const double* x, const double* y, std::size_t n, bounded& b) {
   return dot_bounded_kernel<v256>(x, y, n, b);
 }
+bool sum_bounded256(const double* x, std::size_t n, bool absolute, bounded& b) {
+  return absolute ? dot_bounded_kernel<v256, 2>(x, nullptr, n, b) : dot_bounded_kernel<v256, 1>(x, nullptr, n, b);
+}
 
 void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* x,
                     bounded* out) {
@@ -128,7 +131,8 @@ void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_
 }
 
 const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256,
-                         rows_bounded256, U * v256::width, strided_bounded_kernel};
+                         rows_bounded256, U * v256::width, strided_bounded_kernel,
+                         sum_bounded256};
 
 }  // namespace
 

@@ -129,6 +129,9 @@ void scal512(double alpha, double* x, std::size_t n) {
 bool dot_bounded512(const double* x, const double* y, std::size_t n, bounded& b) {
   return dot_bounded_kernel<v512>(x, y, n, b);
 }
+bool sum_bounded512(const double* x, std::size_t n, bool absolute, bounded& b) {
+  return absolute ? dot_bounded_kernel<v512, 2>(x, nullptr, n, b) : dot_bounded_kernel<v512, 1>(x, nullptr, n, b);
+}
 
 void rows_bounded512(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* x,
                     bounded* out) {
@@ -136,7 +139,8 @@ void rows_bounded512(const double* a, std::int64_t ld, std::size_t r, std::size_
 }
 
 const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512, dot_bounded512,
-                         rows_bounded512, U * v512::width, strided_bounded_kernel};
+                         rows_bounded512, U * v512::width, strided_bounded_kernel,
+                         sum_bounded512};
 
 }  // namespace
 

@@ -234,9 +234,18 @@ inline void scatter_count(superaccumulator& acc, scatter_acc& sc, std::size_t te
 }
 
 // sum / asum terms x[0..len) exactly: specials go to the scalar path one by one.
+// Below this many terms the direct path deposits term by term: the scatter
+// arrays (4 x 136 digits) would cost more to zero and fold than the terms.
+constexpr std::size_t scatter_min_terms = 64;
+
 template <class V, bool Abs>
 void wide_sum(superaccumulator& acc, scatter_acc& sc, const double* x, std::size_t len) {
   using ireg = typename V::ireg;
+  if (len < scatter_min_terms) {
+    if constexpr (Abs) acc.add_abs_n(x, len);
+    else acc.add_n(x, len);
+    return;
+  }
   sc.prepare();
   std::size_t i = 0;
   for (; i + V::width <= len; i += V::width) {
@@ -266,6 +275,10 @@ void wide_sum(superaccumulator& acc, scatter_acc& sc, const double* x, std::size
 template <class V>
 void wide_dot(superaccumulator& acc, scatter_acc& sc, const double* x, const double* y, std::size_t len) {
   using reg = typename V::reg;
+  if (len < scatter_min_terms) {
+    acc.add_products_n(x, y, len);
+    return;
+  }
   sc.prepare();
   std::size_t i = 0;
   const reg lo_ok = V::set1(0x1p-968), hi_ok = V::set1(0x1.fffffffffffffp+1023);
@@ -542,7 +555,9 @@ inline void two_sum_scalar(double a, double b, double& t, double& q) {  // t + q
   q = (a - (t - z)) + (b - z);
 }
 
-template <class V>
+// Terms: 0 for x_i y_i, 1 for x_i, 2 for |x_i| (y is not read for 1 and 2;
+// the products with 1 are exact, so the bound holds as stated).
+template <class V, int Terms = 0>
 bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded& out) {
   using reg = typename V::reg;
   constexpr int W = V::width;
@@ -554,8 +569,14 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
     reg s[U], c[U], pa[U];
     for (int u = 0; u < U; ++u) s[u] = c[u] = pa[u] = V::zero();
     for (; i + U * W <= n; i += U * W) {
-      for (int u = 0; u < U; ++u)
-        dot2_step<V>(s[u], c[u], pa[u], V::load(x + i + u * W), V::load(y + i + u * W));
+      for (int u = 0; u < U; ++u) {
+        if constexpr (Terms == 0)
+          dot2_step<V>(s[u], c[u], pa[u], V::load(x + i + u * W), V::load(y + i + u * W));
+        else if constexpr (Terms == 1)
+          dot2_step<V>(s[u], c[u], pa[u], V::load(x + i + u * W), V::set1(1.0));
+        else
+          dot2_step<V>(s[u], c[u], pa[u], V::abs(V::load(x + i + u * W)), V::set1(1.0));
+      }
     }
     // The lanes, pairwise (a tree of depth log2(U W) instead of a chain of
     // U W dependent TwoSums; each is still exact, its error goes to c).
@@ -579,8 +600,10 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
     pt = lp[0];
   }
   for (; i < n; ++i) {  // the tail: one scalar lane
-    const double p = x[i] * y[i];
-    const double e = __builtin_fma(x[i], y[i], -p);
+    const double xi = Terms == 2 ? (x[i] < 0.0 ? -x[i] : x[i]) : x[i];
+    const double yi = Terms == 0 ? y[i] : 1.0;
+    const double p = xi * yi;
+    const double e = __builtin_fma(xi, yi, -p);
     double t, q;
     two_sum_scalar(st, p, t, q);
     st = t;
