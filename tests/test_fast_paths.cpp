@@ -620,58 +620,68 @@ BOOST_AUTO_TEST_SUITE(small_gemm)
 using exala::layout;
 using exala::transpose;
 
-// C = A B with every other row of entries midpoints (1 + 2^-53): those are
-// formed exactly (counted in last_gemm_path), the others decided; every
-// entry has the reference's bits, below and above the size limit.
+// C = alpha A B + beta C where some rows of entries are midpoints (1 + 2^-53,
+// scaled): those are formed exactly (counted in last_gemm_path) while the
+// others are decided; with every other row a tie the path retreats to the
+// CRT engine, restoring C first when beta != 0. Every entry has the
+// reference's bits, below and above the size limit.
 BOOST_AUTO_TEST_CASE(ties_fall_back_per_entry) {
   restore_kernel_set restore;
   rng_t r(9);
   for (layout lay : {layout::row_major, layout::col_major})
     for (transpose ta : {transpose::none, transpose::trans})
       for (transpose tb : {transpose::none, transpose::trans})
-        for (std::int64_t k : {2, 40}) {
-          const std::int64_t m = 9, n = 5;
-          // Logical op(A) (m x k) and op(B) (k x n), stored per layout/transpose.
-          std::vector<double> opa(m * k), opb(k * n);
-          for (std::int64_t i = 0; i < m; ++i)
-            for (std::int64_t l = 0; l < k; ++l)
-              opa[i * k + l] = i % 2 == 0 ? (l == 0 ? 1.0 : (l == 1 ? 0x1p-53 : 0.0)) : uniform(r);
-          for (double& v : opb) v = 1.0;
-          auto store = [&](const std::vector<double>& op, std::int64_t rows, std::int64_t cols, transpose t,
-                           std::int64_t& ld) {
-            // stored matrix S = op or op^T, rows_s x cols_s, in lay
-            const bool tr = t == transpose::trans;
-            const std::int64_t rs = tr ? cols : rows, cs = tr ? rows : cols;
-            ld = lay == layout::row_major ? cs : rs;
-            std::vector<double> st(static_cast<std::size_t>(rs * cs));
-            for (std::int64_t i = 0; i < rs; ++i)
-              for (std::int64_t j = 0; j < cs; ++j) {
-                const double v = tr ? op[j * cols + i] : op[i * cols + j];
-                st[static_cast<std::size_t>(lay == layout::row_major ? i * ld + j : j * ld + i)] = v;
+        for (int tie_every : {2, 40})
+          for (double beta : {0.0, 0.75}) {
+            const std::int64_t m = 80, n = 5, k = 40;
+            // Logical op(A) (m x k) and op(B) (k x n), stored per layout/transpose.
+            std::vector<double> opa(m * k), opb(k * n);
+            for (std::int64_t i = 0; i < m; ++i)
+              for (std::int64_t l = 0; l < k; ++l)
+                // (random_exp rather than uniform: sums of uniform(-1, 1)
+                // doubles, multiples of 2^-53, are themselves midpoints about
+                // half the time, and the path would retreat on them)
+                opa[i * k + l] = i % tie_every == 0 ? (l == 0 ? 1.0 : (l == 1 ? 0x1p-53 : 0.0)) : random_exp(r, -30, 0);
+            for (double& v : opb) v = 1.0;
+            auto store = [&](const std::vector<double>& op, std::int64_t rows, std::int64_t cols, transpose t,
+                             std::int64_t& ld) {
+              const bool tr = t == transpose::trans;
+              const std::int64_t rs = tr ? cols : rows, cs = tr ? rows : cols;
+              ld = lay == layout::row_major ? cs : rs;
+              std::vector<double> st(static_cast<std::size_t>(rs * cs));
+              for (std::int64_t i = 0; i < rs; ++i)
+                for (std::int64_t j = 0; j < cs; ++j) {
+                  const double v = tr ? op[j * cols + i] : op[i * cols + j];
+                  st[static_cast<std::size_t>(lay == layout::row_major ? i * ld + j : j * ld + i)] = v;
+                }
+              return st;
+            };
+            std::int64_t lda, ldb;
+            const auto a = store(opa, m, k, ta, lda), b = store(opb, k, n, tb, ldb);
+            const std::int64_t ldc = lay == layout::row_major ? n : m;
+            std::vector<double> c0(m * n);
+            for (double& v : c0) v = beta == 0.0 ? std::nan("") : 0x1p-60 * uniform(r);
+            for (rounding md : all_modes)
+              for (std::int64_t limit : {std::int64_t{1} << 21, std::int64_t{0}}) {
+                const std::int64_t old = exala::detail::set_small_gemm_limit(limit);
+                std::vector<double> want = c0, got = c0;
+                exala::gemm(lay, ta, tb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, beta, want.data(), ldc,
+                            exala::exec{backend::reference, 0, md});
+                exala::gemm(lay, ta, tb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, beta, got.data(), ldc,
+                            exala::exec{backend::simd, 0, md});
+                const auto path = exala::detail::last_gemm_path();
+                exala::detail::set_small_gemm_limit(old);
+                for (std::size_t e = 0; e < got.size(); ++e)
+                  BOOST_TEST(same_bits(got[e], want[e]), "entry " << e << " " << name(md) << " limit " << limit
+                                                                  << " tie_every " << tie_every << " beta " << beta);
+                // 2 tie rows of 5 entries stay on the small path (at most
+                // m n / 16 = 25 exact entries); 40 tie rows make it retreat.
+                if (limit > 0 && tie_every == 40 && beta == 0.0 && md == rounding::to_nearest_even &&
+                    !simd_sets().empty())
+                  BOOST_TEST((path.exact_dot_entries >= 2 * n && path.moduli == 0),
+                             "ties formed exactly: " << path.exact_dot_entries << ", moduli " << path.moduli);
               }
-            return st;
-          };
-          std::int64_t lda, ldb;
-          const auto a = store(opa, m, k, ta, lda), b = store(opb, k, n, tb, ldb);
-          const std::int64_t ldc = lay == layout::row_major ? n : m;
-          for (rounding md : all_modes)
-            for (std::int64_t limit : {std::int64_t{1} << 21, std::int64_t{0}}) {
-              const std::int64_t old = exala::detail::set_small_gemm_limit(limit);
-              std::vector<double> want(m * n, 0.5), got(m * n, 0.5);
-              exala::gemm(lay, ta, tb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, 0.0, want.data(), ldc,
-                          exala::exec{backend::reference, 0, md});
-              exala::gemm(lay, ta, tb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, 0.0, got.data(), ldc,
-                          exala::exec{backend::simd, 0, md});
-              const auto path = exala::detail::last_gemm_path();
-              exala::detail::set_small_gemm_limit(old);
-              for (std::size_t e = 0; e < got.size(); ++e)
-                BOOST_TEST(same_bits(got[e], want[e]), "entry " << e << " " << name(md) << " limit " << limit);
-              if (limit > 0 && md == rounding::to_nearest_even && !simd_sets().empty())
-                // (Sums of two random doubles are themselves midpoints half
-                // the time, so more entries may fall back than the 5 n built.)
-                BOOST_TEST(path.exact_dot_entries >= 5 * n, "ties formed exactly: " << path.exact_dot_entries);
-            }
-        }
+          }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

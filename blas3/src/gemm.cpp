@@ -104,10 +104,22 @@ namespace {
 std::atomic<std::int64_t> small_gemm_max_products{std::int64_t{1} << 21};  // 128^3
 constexpr std::int64_t small_gemm_max_k = 1024;
 
-void small_gemm(const detail::gemm3::problem& p) {
+// Returns false, with C as it was, when too many entries would need their
+// exact path (structured inputs: exactly zero entries, which the bound never
+// decides, are common in factorizations): the caller then runs the engine,
+// which handles them without a per-entry accumulator.
+bool small_gemm(const detail::gemm3::problem& p) {
   using exala::detail::bounded;
   const auto R = static_cast<std::int64_t>(exala::detail::rows_bounded_block());
   const auto k = static_cast<std::size_t>(p.k);
+  // Undecided entries are formed exactly at the end; beyond this many the
+  // engine is cheaper (an exact entry costs about a microsecond).
+  const std::int64_t max_exact = std::max<std::int64_t>(4, p.m * p.n / 16);
+  std::vector<std::pair<std::int64_t, std::int64_t>> undecided;
+  std::vector<double> saved;  // C's entries as they were, for a retreat
+  if (p.beta != 0.0)
+    for (std::int64_t j = 0; j < p.n; ++j)
+      saved.insert(saved.end(), p.c + j * p.ldc, p.c + j * p.ldc + p.m);
   std::vector<bounded> s(static_cast<std::size_t>(p.m));
   std::vector<double> col(p.tb ? k : 0);  // column j of op(B) when it is a row of B
   for (std::int64_t j = 0; j < p.n; ++j) {
@@ -127,12 +139,25 @@ void small_gemm(const detail::gemm3::problem& p) {
     for (std::int64_t i = 0; i < p.m; ++i) {
       double& c = p.c[i + j * p.ldc];
       double v;
-      if (exala::detail::round_bounded_axpby(p.alpha, s[i], p.beta, p.beta == 0.0 ? 0.0 : c, p.mode, v))
+      if (exala::detail::round_bounded_axpby(p.alpha, s[i], p.beta, p.beta == 0.0 ? 0.0 : c, p.mode, v)) {
         c = v;
-      else
-        detail::gemm3::entry_exact(p, i, j, false), detail::gemm3::count_exact_dot_entry();
+      } else {
+        undecided.emplace_back(i, j);
+        if (static_cast<std::int64_t>(undecided.size()) > max_exact) {  // retreat: C as it was
+          if (p.beta != 0.0)
+            for (std::int64_t q = 0; q <= j; ++q)
+              std::copy(saved.begin() + q * p.m, saved.begin() + (q + 1) * p.m, p.c + q * p.ldc);
+          return false;
+        }
+      }
     }
   }
+  // Entries of C are independent: the undecided ones still hold C's input.
+  for (const auto& [i, j] : undecided) {
+    detail::gemm3::entry_exact(p, i, j, false);
+    detail::gemm3::count_exact_dot_entry();
+  }
+  return true;
 }
 
 }  // namespace
@@ -216,8 +241,8 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   if (p.k <= small_gemm_max_k &&
       p.m * p.n <= small_gemm_max_products.load(std::memory_order_relaxed) / threads / p.k &&
       exala::detail::rows_bounded_block() > 0) {
-    small_gemm(p);
-    return;
+    if (small_gemm(p)) return;
+    clear_crt_stats();
   }
   gemm_crt(p, threads, ex.block, ks);
 }
