@@ -344,32 +344,33 @@ bool short_sum(bool absolute, std::int64_t n, const double* x, std::int64_t incx
 
 }  // namespace
 
-double sum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
+namespace {
+
+// sum (absolute false) or asum: the bounded path, a short call's direct
+// exact path, or the blocked kernels.
+double sum_or_asum(bool absolute, std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
   check_args(n, x, "x", incx, "incx", ex.threads);
   require_compiled(ex.backend);
   double r;
-  if (short_sum(false, n, x, incx, ex, r)) return r;
+  if (short_sum(absolute, n, x, incx, ex, r)) return r;
   superaccumulator acc;
   if (short_exact(n, ex)) {
-    reference_range(acc, op::sum, vec{x, incx, n}, vec{nullptr, 0, n});
+    reference_range(acc, absolute ? op::asum : op::sum, vec{x, incx, n}, vec{nullptr, 0, n});
     return acc.round(ex.mode);
   }
-  sum_into(acc, n, x, incx, ex);
+  if (absolute) asum_into(acc, n, x, incx, ex);
+  else sum_into(acc, n, x, incx, ex);
   return acc.round(ex.mode);
 }
 
+}  // namespace
+
+double sum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
+  return sum_or_asum(false, n, x, incx, ex);
+}
+
 double asum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
-  check_args(n, x, "x", incx, "incx", ex.threads);
-  require_compiled(ex.backend);
-  double r;
-  if (short_sum(true, n, x, incx, ex, r)) return r;
-  superaccumulator acc;
-  if (short_exact(n, ex)) {
-    reference_range(acc, op::asum, vec{x, incx, n}, vec{nullptr, 0, n});
-    return acc.round(ex.mode);
-  }
-  asum_into(acc, n, x, incx, ex);
-  return acc.round(ex.mode);
+  return sum_or_asum(true, n, x, incx, ex);
 }
 
 

@@ -555,6 +555,17 @@ inline void two_sum_scalar(double a, double b, double& t, double& q) {  // t + q
   q = (a - (t - z)) + (b - z);
 }
 
+// The same step in one scalar lane (this set's FMA unit for TwoProd).
+inline void dot2_scalar_step(double& s, double& c, double& pa, double u, double v) {
+  const double p = u * v;
+  const double e = __builtin_fma(u, v, -p);
+  double t, q;
+  two_sum_scalar(s, p, t, q);
+  s = t;
+  c = c + (e + q);
+  pa = pa + (p < 0.0 ? -p : p);
+}
+
 // Terms: 0 for x_i y_i, 1 for x_i, 2 for |x_i| (y is not read for 1 and 2;
 // the products with 1 are exact, so the bound holds as stated).
 template <class V, int Terms = 0>
@@ -602,13 +613,7 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
   for (; i < n; ++i) {  // the tail: one scalar lane
     const double xi = Terms == 2 ? (x[i] < 0.0 ? -x[i] : x[i]) : x[i];
     const double yi = Terms == 0 ? y[i] : 1.0;
-    const double p = xi * yi;
-    const double e = __builtin_fma(xi, yi, -p);
-    double t, q;
-    two_sum_scalar(st, p, t, q);
-    st = t;
-    ct = ct + (e + q);
-    pt = pt + (p < 0.0 ? -p : p);
+    dot2_scalar_step(st, ct, pt, xi, yi);
   }
   // Not finite (inf or NaN met, or an overflow on the way): the exact path.
   if (!(st - st == 0.0 && ct - ct == 0.0 && pt - pt == 0.0)) return false;
@@ -695,15 +700,7 @@ inline bool strided_bounded_kernel(const double* a, std::int64_t inc, const doub
                                    bounded& out) {
   if (n > dot_bounded_max) return false;
   double s = 0.0, c = 0.0, pa = 0.0;
-  auto add = [&](double u, double v) {
-    const double p = u * v;
-    const double e = __builtin_fma(u, v, -p);
-    double t, q;
-    two_sum_scalar(s, p, t, q);
-    s = t;
-    c = c + (e + q);
-    pa = pa + (p < 0.0 ? -p : p);
-  };
+  auto add = [&](double u, double v) { dot2_scalar_step(s, c, pa, u, v); };
   add(alpha, b);
   for (std::size_t k = 0; k < nterms; ++k) add(terms[k], 1.0);
   for (std::size_t j = 0; j < n; ++j) add(a[static_cast<std::int64_t>(j) * inc], x[j]);
