@@ -131,7 +131,7 @@ void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_
 }
 
 const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256,
-                         rows_bounded256, U * v256::width, strided_bounded_kernel,
+                         rows_bounded256, 16, strided_bounded_kernel,
                          sum_bounded256};
 
 }  // namespace

@@ -139,7 +139,7 @@ void rows_bounded512(const double* a, std::int64_t ld, std::size_t r, std::size_
 }
 
 const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512, dot_bounded512,
-                         rows_bounded512, U * v512::width, strided_bounded_kernel,
+                         rows_bounded512, 16, strided_bounded_kernel,
                          sum_bounded512};
 
 }  // namespace

@@ -628,7 +628,8 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
 
 // ------------------------------------------------------------ gemv rows in lanes
 //
-// "Lanes = rows": the r <= U * width rows of a block whose element (k, j) is
+// "Lanes = rows": the r <= 16 rows of a block (four AVX2 or two AVX-512
+// vectors: a column visit loads whole cache lines) whose element (k, j) is
 // a[k + j * ld] (column-major gemv "N", row-major "T") each keep their own
 // Dot2 state (s, c, P) in one SIMD lane while the columns stream by, so no
 // row is packed and no lanes are combined. Per row this is the dot above
@@ -641,13 +642,14 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
                          const double* x, bounded* out) {
   using reg = typename V::reg;
   constexpr int W = V::width;
-  constexpr std::size_t R = U * W;
+  constexpr int UR = 16 / W;  // vectors per column: 16 rows (4 lines of AVX2, 2 of AVX-512)
+  constexpr std::size_t R = UR * W;
   if (n > dot_bounded_max || r > R) {
     for (std::size_t k = 0; k < r; ++k) out[k] = bounded{0.0, 0.0, __builtin_nan("")};
     return;
   }
-  reg s[U], c[U], pa[U];
-  for (int u = 0; u < U; ++u) s[u] = c[u] = pa[u] = V::zero();
+  reg s[UR], c[UR], pa[UR];
+  for (int u = 0; u < UR; ++u) s[u] = c[u] = pa[u] = V::zero();
   alignas(64) double part[R];  // a partial block's column, zero padded
   for (std::size_t k = r; k < R; ++k) part[k] = 0.0;
   for (std::size_t j = 0; j < n; ++j) {
@@ -666,10 +668,10 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
     __builtin_prefetch(reinterpret_cast<const void*>(ahead));
     __builtin_prefetch(reinterpret_cast<const void*>(ahead + (R - 1) * 8));
     const reg xj = V::set1(x[j]);
-    for (int u = 0; u < U; ++u) dot2_step<V>(s[u], c[u], pa[u], V::load(col + u * W), xj);
+    for (int u = 0; u < UR; ++u) dot2_step<V>(s[u], c[u], pa[u], V::load(col + u * W), xj);
   }
   alignas(64) double ls[R], lc[R], lp[R];
-  for (int u = 0; u < U; ++u) {
+  for (int u = 0; u < UR; ++u) {
     V::store(ls + u * W, s[u]);
     V::store(lc + u * W, c[u]);
     V::store(lp + u * W, pa[u]);
