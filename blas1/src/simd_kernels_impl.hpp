@@ -637,12 +637,11 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
 // state is not finite gets a NaN err (round_bounded refuses it).
 constexpr std::size_t prefetch_cols = 16;
 
-template <class V>
-void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
+template <class V, int UR>
+void rows_bounded_lanes(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                          const double* x, bounded* out) {
   using reg = typename V::reg;
   constexpr int W = V::width;
-  constexpr int UR = 16 / W;  // vectors per column: 16 rows (4 lines of AVX2, 2 of AVX-512)
   constexpr std::size_t R = UR * W;
   if (n > dot_bounded_max || r > R) {
     for (std::size_t k = 0; k < r; ++k) out[k] = bounded{0.0, 0.0, __builtin_nan("")};
@@ -687,6 +686,16 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
     two_sum_scalar(ls[k], lc[k], b.hi, b.lo);
     b.err = b.hi - b.hi == 0.0 ? lp[k] * (kk * 0x1p-105) + 0x1p-1000 : __builtin_nan("");
   }
+}
+
+// 16 rows per column visit (four AVX2 or two AVX-512 vectors); a block of
+// at most 8 rows (short matrices) visits only the vectors it fills.
+template <class V>
+void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
+                         const double* x, bounded* out) {
+  constexpr int UR = 16 / V::width;
+  if (UR >= 2 && r <= 8) rows_bounded_lanes<V, (UR >= 2 ? UR / 2 : 1)>(a, ld, r, n, x, out);
+  else rows_bounded_lanes<V, UR>(a, ld, r, n, x, out);
 }
 
 // ------------------------------------------------------------ one strided row
