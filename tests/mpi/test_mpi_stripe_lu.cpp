@@ -13,6 +13,7 @@
 // every rank throw, and the rerun resumes with the bits of an uninterrupted run.
 #define BOOST_TEST_MODULE exala_mpi_stripe_lu
 #include "mpi_test_main.hpp"
+#include "stripe_test_systems.hpp"
 
 #include <unistd.h>
 
@@ -173,44 +174,9 @@ struct temp_dir {
   }
 };
 
-// 2^k v, entry by entry.
-std::vector<double> scaled(std::vector<double> v, int k) {
-  for (double& x : v) x = std::ldexp(x, k);
-  return v;
-}
-
-bool all_finite(const std::vector<double>& v) {
-  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
-}
-
-// generate_dense_system on rank 0, scaled by 2^scale (A and B: a system near
-// the ends of the double range); true on every rank when it worked.
-bool generate(const std::string& dir, i64 n, i64 nrhs, std::uint64_t seed, i64 file_stripe,
-              double cond, int scale = 0) {
-  bool ok = true;
-  if (t::rank() == 0) {
-    try {
-      const std::string gen = scale == 0 ? dir : dir + "_unscaled";
-      exala::generate_dense_system({gen}, n, nrhs, seed, file_stripe, cond, true);
-      if (scale != 0) {
-        exala::stripe_system_reader r({gen});
-        std::vector<double> a(std::size_t(n * n)), b(std::size_t(n * nrhs));
-        r.read_rows(0, n, a.data(), n);
-        r.read_rhs(b.data(), n);
-        a = scaled(a, scale);
-        b = scaled(b, scale);
-        exala::stripe_system_writer w({dir}, n, nrhs, file_stripe, true);
-        for (i64 I = 0; I < w.stripes(); ++I) w.write_stripe(I, a.data() + I * file_stripe, n);
-        w.write_rhs(b.data(), n);
-        w.finish("generated, scaled by 2^" + std::to_string(scale));
-      }
-    } catch (const std::exception& e) {
-      BOOST_TEST_MESSAGE("generate failed: " << e.what());
-      ok = false;
-    }
-  }
-  return t::all_ranks(ok);
-}
+using t::all_finite;  // stripe_test_systems.hpp
+using t::generate;
+using t::scaled;
 
 exala::stripe_lu_options base_options(i64 S, i64 Sp) {
   exala::stripe_lu_options o;
