@@ -64,6 +64,19 @@ std::vector<double> random_vec(rng_t& r, std::size_t n, int kind) {
   return v;
 }
 
+
+// f() must throw invalid_argument naming arg (and saying `says`, if given).
+template <class F>
+void expect_invalid(const std::string& arg, F&& f, const char* says = nullptr) {
+  try {
+    f();
+    BOOST_ERROR("no exception for " << arg);
+  } catch (const invalid_argument& e) {
+    BOOST_TEST(e.argument() == arg, "argument " << e.argument() << " (" << e.what() << ")");
+    if (says != nullptr) BOOST_TEST(std::string(e.what()).find(says) != std::string::npos, e.what());
+  }
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------- gemv
@@ -187,14 +200,7 @@ BOOST_AUTO_TEST_CASE(gemv_blas_conventions_and_specials) {
 BOOST_AUTO_TEST_CASE(gemv_bad_arguments) {
   const double a[4] = {1, 2, 3, 4};
   double x[2] = {1, 1}, y[2] = {0, 0};
-  auto expect = [](const std::string& arg, auto&& f) {
-    try {
-      f();
-      BOOST_ERROR("no exception for " << arg);
-    } catch (const invalid_argument& e) {
-      BOOST_TEST(e.argument() == arg, "argument " << e.argument() << " (" << e.what() << ")");
-    }
-  };
+  auto expect = [](const std::string& arg, auto&& f) { expect_invalid(arg, f); };
   expect("m", [&] { gemv(layout::row_major, transpose::none, -1, 2, 1, a, 2, x, 1, 0, y, 1); });
   expect("n", [&] { gemv(layout::row_major, transpose::none, 2, -2, 1, a, 2, x, 1, 0, y, 1); });
   expect("lda", [&] { gemv(layout::row_major, transpose::none, 2, 2, 1, a, 1, x, 1, 0, y, 1); });
@@ -225,15 +231,7 @@ BOOST_AUTO_TEST_CASE(gemv_trsv_address_overflow) {
   const double a[4] = {2, 1, 0, 4};
   double x[2] = {1, 1}, y[2] = {9, 9};
   const std::int64_t p62 = std::int64_t{1} << 62, p32 = std::int64_t{1} << 32;
-  auto expect = [](const std::string& arg, auto&& f) {
-    try {
-      f();
-      BOOST_ERROR("no exception for " << arg);
-    } catch (const invalid_argument& e) {
-      BOOST_TEST(e.argument() == arg, "argument " << e.argument() << " (" << e.what() << ")");
-      BOOST_TEST(std::string(e.what()).find("2^60") != std::string::npos, e.what());
-    }
-  };
+  auto expect = [](const std::string& arg, auto&& f) { expect_invalid(arg, f, "2^60"); };
   const auto L = uplo::lower;
   const auto N = transpose::none, T = transpose::trans;
   const auto D = diag::non_unit;
@@ -488,14 +486,7 @@ BOOST_AUTO_TEST_CASE(trsv_singular_and_special_diagonals) {
 BOOST_AUTO_TEST_CASE(trsv_bad_arguments) {
   const double a[4] = {1, 0, 1, 1};
   double x[2] = {1, 1};
-  auto expect = [](const std::string& arg, auto&& f) {
-    try {
-      f();
-      BOOST_ERROR("no exception for " << arg);
-    } catch (const invalid_argument& e) {
-      BOOST_TEST(e.argument() == arg, "argument " << e.argument() << " (" << e.what() << ")");
-    }
-  };
+  auto expect = [](const std::string& arg, auto&& f) { expect_invalid(arg, f); };
   const auto L = uplo::lower;
   const auto N = transpose::none;
   const auto D = diag::non_unit;
