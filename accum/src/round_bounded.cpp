@@ -13,6 +13,8 @@
 // representable t (a non-strict fl(v) <= t would not imply v <= t).
 #include "exala/detail/round_bounded.hpp"
 
+#include "exala/arith.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -70,19 +72,18 @@ bool round_bounded(double hi, double lo, double err, rounding mode, double& out)
 
 namespace {
 
-void two_sum(double a, double b, double& t, double& q) noexcept {
-  t = a + b;
-  const double z = t - a;
-  q = (a - (t - z)) + (b - z);
+void two_sum(double a, double b, double& t, double& q) noexcept {  // exala::two_sum, unpacked
+  const eft_pair r = exala::two_sum(a, b);
+  t = r.hi;
+  q = r.lo;
 }
 
-// a * b = p + e exactly, or false (a nonzero product below 2^-968, where
-// the FMA's error term may be rounded, or a product that is not finite).
+// a * b = p + e exactly (exala::two_prod where exala::two_prod_is_exact), or false.
 bool two_prod_exact(double a, double b, double& p, double& e) noexcept {
-  p = a * b;
-  if (!(std::fabs(p) <= 0x1.fffffffffffffp1023)) return false;
-  if (std::fabs(p) < 0x1p-968 && a != 0.0 && b != 0.0) return false;
-  e = std::fma(a, b, -p);
+  if (!two_prod_is_exact(a, b)) return false;
+  const eft_pair r = two_prod(a, b);
+  p = r.hi;
+  e = r.lo;
   return true;
 }
 
@@ -116,19 +117,6 @@ bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, 
   if (beta == 0.0 && alpha == 1.0) return round_bounded(s.hi, s.lo, s.err, mode, out);
   bounded v;
   return bounded_axpby(alpha, s, beta, y, v) && round_bounded(v.hi, v.lo, v.err, mode, out);
-}
-
-// a.hi + b.hi = h + q exactly; r = (a.lo + b.lo) + q with
-// |r - exact| <= gamma_2 (|a.lo| + |b.lo| + |q|) <= 2^-51 (...); hi + lo = h + r.
-bool bounded_add(const bounded& a, const bounded& b, bounded& out) noexcept {
-  if (!(a.err >= 0.0 && b.err >= 0.0)) return false;
-  double h, q;
-  two_sum(a.hi, b.hi, h, q);
-  const double r = (a.lo + b.lo) + q;
-  two_sum(h, r, out.hi, out.lo);
-  const double mags = (std::fabs(a.lo) + std::fabs(b.lo)) + std::fabs(q);
-  out.err = 2.0 * ((a.err + b.err) + mags * 0x1p-51) + 0x1p-1000;
-  return out.hi - out.hi == 0.0 && out.err - out.err == 0.0;
 }
 
 // N = H + L + delta (|delta| <= E). q1 = fl(H / d); r = fma(-q1, d, H) is

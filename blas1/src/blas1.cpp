@@ -307,7 +307,7 @@ double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, 
     reference_range(acc, op::dot, vec{x, incx, n}, vec{y, incy, n});
     return acc.round(ex.mode);
   }
-  dot_into(acc, n, x, incx, y, incy, ex);
+  accumulate(acc, op::dot, vec{x, incx, n}, vec{y, incy, n}, ex);  // arguments checked above
   return acc.round(ex.mode);
 }
 
@@ -358,8 +358,7 @@ double sum_or_asum(bool absolute, std::int64_t n, const double* x, std::int64_t 
     reference_range(acc, absolute ? op::asum : op::sum, vec{x, incx, n}, vec{nullptr, 0, n});
     return acc.round(ex.mode);
   }
-  if (absolute) asum_into(acc, n, x, incx, ex);
-  else sum_into(acc, n, x, incx, ex);
+  accumulate(acc, absolute ? op::asum : op::sum, vec{x, incx, n}, vec{nullptr, 0, n}, ex);  // checked above
   return acc.round(ex.mode);
 }
 

@@ -27,16 +27,15 @@ bool round_bounded(double hi, double lo, double err, rounding mode, double& out)
 
 // round(alpha * S + beta * y) for S known as `s` (beta == 0: y is not read),
 // decided as round_bounded decides, or false. alpha * s.hi and beta * y are
-// split exactly by TwoProd (false when one is too small for that: below
-// 2^-968 and not zero), the rest is summed with a bound.
+// split exactly by TwoProd (false where exala::two_prod_is_exact is false:
+// factors whose exponents sum outside [-970, 1021]), the rest is summed
+// with a bound.
 bool round_bounded_axpby(double alpha, const bounded& s, double beta, double y, rounding mode,
                          double& out) noexcept;
 
 // The same composition left bounded: out bounds alpha * S + beta * y, or false.
 bool bounded_axpby(double alpha, const bounded& s, double beta, double y, bounded& out) noexcept;
 
-// out bounds A + B for A, B known as a, b (false when not finite).
-bool bounded_add(const bounded& a, const bounded& b, bounded& out) noexcept;
 
 // round(N / d) for N known as n and a finite nonzero d, decided as
 // round_bounded decides, or false (also when the quotient or N is outside
