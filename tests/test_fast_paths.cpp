@@ -23,6 +23,11 @@
 //   * gemm's small-product path: entries that tie next to decided ones, in
 //     every layout and transpose, and its size limit (test_blas3's sweeps
 //     run through it as well).
+//   * the exponent bins of the long kernels' wide path (sum, asum, dot over
+//     many binades): long runs of one bin and one sign (so its carries
+//     happen), both signs, subnormals and zeros, the top binades, tiny
+//     products next to wide ones, and lengths past the point where the bins
+//     are folded mid-call.
 #define BOOST_TEST_MODULE test_fast_paths
 #include <boost/test/unit_test.hpp>
 
@@ -685,3 +690,128 @@ BOOST_AUTO_TEST_CASE(ties_fall_back_per_entry) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// The long kernels (n above the short path's limit) take the exponent bins
+// for blocks whose terms spread over more binades than the expansions
+// hold. `spreaders` puts +-2^k pairs (they cancel) every 8th term, so each
+// block is wide and the other terms go through the bins.
+BOOST_AUTO_TEST_SUITE(wide_bins)
+
+namespace {
+
+// (An unpaired last spreader is left out: the spreaders must cancel, or
+// they would swamp every error in the other terms.)
+std::vector<double> spread(std::size_t n, int k, rng_t& r, double (*term)(rng_t&, std::size_t)) {
+  std::vector<double> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool plus = (i / 8) % 2 == 0;
+    x[i] = i % 8 != 0 ? term(r, i) : (plus && i + 8 >= n ? 0.0 : std::ldexp(plus ? 1.0 : -1.0, k));
+  }
+  return x;
+}
+
+// sum, asum and (with y) dot under every simd set, simd and omp, every
+// rounding mode, against the reference backend.
+void check_all(const std::vector<double>& x, const std::vector<double>* y, const char* what) {
+  restore_kernel_set restore;
+  const auto n = static_cast<std::int64_t>(x.size());
+  for (kernel_set k : simd_sets()) {
+    exala::force_kernel_set(k);
+    for (rounding m : all_modes) {
+      const exala::exec ref{backend::reference, 0, m};
+      const double ws = exala::sum(n, x.data(), 1, ref), wa = exala::asum(n, x.data(), 1, ref);
+      const double wd = y ? exala::dot(n, x.data(), 1, y->data(), 1, ref) : 0.0;
+      for (backend b : {backend::simd, backend::omp}) {
+        if (!exala::is_compiled_in(b)) continue;
+        const exala::exec ex{b, 2, m};
+        const std::string where = std::string(what) + " " + std::string(exala::to_string(k)) + " " +
+                                  std::string(exala::to_string(b)) + " " + name(m) + " n = " + std::to_string(n);
+        BOOST_TEST(same_bits(exala::sum(n, x.data(), 1, ex), ws), where << " sum");
+        BOOST_TEST(same_bits(exala::asum(n, x.data(), 1, ex), wa), where << " asum");
+        if (y) BOOST_TEST(same_bits(exala::dot(n, x.data(), 1, y->data(), 1, ex), wd), where << " dot");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// 7 * 4096 terms of one value in one bin: its value below 2^56 (the largest
+// significand, shifted by 2) carries out of the 64-bit bin every 2^9 adds or
+// so. Against the reference, and against the exact value: the sum is
+// 28672 c = 2^12 (7 c), and fl(7 c) is IEEE's correctly rounded product.
+BOOST_AUTO_TEST_CASE(one_bin_carries) {
+  rng_t r(71);
+  for (double c : {0x1.fffffffffffffp+3, -0x1.fffffffffffffp+3, 0x1.fffffffffffffp-1020, 0x0.0000000000003p-1022,
+                   -0x0.fffffffffffffp-1022}) {
+    auto x = spread(32768, 900, r, +[](rng_t&, std::size_t) { return 0.0; });
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (i % 8 != 0) x[i] = c;
+    check_all(x, nullptr, "one bin");
+    BOOST_TEST(same_bits(exala::sum(static_cast<std::int64_t>(x.size()), x.data(), 1), std::ldexp(7.0 * c, 12)));
+  }
+}
+
+// Random terms over every binade, subnormals and signed zeros included,
+// with the +-2^1000 spreaders (the top bins) or without any (the whole
+// range is already wide).
+BOOST_AUTO_TEST_CASE(whole_range_subnormals_zeros) {
+  rng_t r(72);
+  auto any = +[](rng_t& g, std::size_t i) {
+    switch (i % 5) {
+      case 0: return random_exp(g, -1074, -1023);  // subnormal
+      case 1: return (g() & 1) ? 0.0 : -0.0;
+      default: return random_any_finite(g);
+    }
+  };
+  for (std::size_t n : {std::size_t{8191}, std::size_t{20001}}) {
+    auto x = spread(n, 1000, r, any);
+    auto y = spread(n, 0, r, any);
+    check_all(x, &y, "whole range");
+    std::vector<double> z(n);
+    for (std::size_t i = 0; i < n; ++i) z[i] = any(r, i);
+    check_all(z, &x, "whole range, no spreaders");
+    auto sub = spread(n, 900, r, +[](rng_t& g, std::size_t) { return random_exp(g, -1074, -1000); });
+    check_all(sub, &sub, "subnormal and tiny terms");
+  }
+}
+
+// Products: wide ones (both parts of TwoProd through the bins), tiny ones
+// whose TwoProd error would underflow (the scalar path), exact zeros, and
+// a run of one product value (carries in the products' bins).
+BOOST_AUTO_TEST_CASE(dot_products) {
+  rng_t r(73);
+  const std::size_t n = 12000;
+  std::vector<double> x(n), y(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (i % 6) {
+      case 0: x[i] = std::ldexp(1.0, 450); y[i] = (i / 6) % 2 ? std::ldexp(1.0, 450) : -std::ldexp(1.0, 450); break;
+      case 1: x[i] = random_exp(r, -520, -480); y[i] = random_exp(r, -520, -480); break;  // tiny products
+      case 2: x[i] = 0.0; y[i] = random_any_finite(r); break;
+      case 3: x[i] = 0x1.fffffffffffffp+1; y[i] = 0x1.fffffffffffffp+1; break;  // one value, one bin
+      default: x[i] = random_exp(r, -300, 300); y[i] = random_exp(r, -300, 300); break;
+    }
+  }
+  check_all(x, &y, "products");
+}
+
+// Past the point where the bins are folded into the superaccumulator in the
+// middle of a call (every 2^22 terms of one thread's work).
+BOOST_AUTO_TEST_CASE(fold_in_the_middle) {
+  rng_t r(74);
+  const std::size_t n = (std::size_t{1} << 23) + (std::size_t{1} << 21) + 5;
+  auto x = spread(n, 600, r, +[](rng_t& g, std::size_t) { return random_exp(g, -500, 500); });
+  std::vector<double> y(n, 1.0);
+  restore_kernel_set restore;
+  const auto len = static_cast<std::int64_t>(n);
+  const exala::exec ref{backend::reference};
+  const double ws = exala::sum(len, x.data(), 1, ref), wd = exala::dot(len, x.data(), 1, y.data(), 1, ref);
+  for (kernel_set k : simd_sets()) {
+    exala::force_kernel_set(k);
+    BOOST_TEST(same_bits(exala::sum(len, x.data(), 1, exala::exec{backend::simd}), ws));
+    BOOST_TEST(same_bits(exala::dot(len, x.data(), 1, y.data(), 1, exala::exec{backend::simd}), wd));
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+

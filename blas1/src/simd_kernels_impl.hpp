@@ -172,71 +172,134 @@ inline double hmax(typename V::reg v) {
 }
 
 // Direct exact deposits for blocks the expansions cannot absorb (wide
-// dynamic range, or a block that met a special value). The split of each
-// finite double m * 2^e into three 32-bit parts at its digit position is done
-// in vector registers; only the three scatter-adds are scalar, and they go
-// round-robin to four private digit arrays (no store-to-load chains between
-// neighbouring terms). Each increment is below 2^32, so the arrays are folded
-// into the superaccumulator only every fold_every terms (|digit| < 2^61).
+// dynamic range, or a block that met a special value): exponent-indexed bins
+// with delayed carries, after R. Neal's "large superaccumulator" (xsum,
+// arXiv:1505.05571). A finite double with sign s, biased exponent e and
+// significand m (implicit bit included; for e = 0 the fraction, doubled)
+// equals (-1)^s (m << ((e & 3) + [e = 0])) 2^(4 (e >> 2) - 1075), so each term
+// is one unsigned add of a value below 2^56 into bin (s, e >> 2) of 1024 (the
+// top ten bits of the double). The split is done in vector registers, only
+// the adds are scalar. A bin's carry out (at most one per 2^8 adds to it) is
+// recorded at once in a raw digit array; the bins are folded into the
+// superaccumulator at the end, or every fold_every terms.
 struct scatter_acc {
-  static constexpr std::size_t fold_every = std::size_t{1} << 28;
-  std::int64_t d[4][superaccumulator::num_digits];
+  static constexpr int nbins = 1024;
+  // Raw digits stay below 2^61 (fold_digits' bound): per fold at most
+  // fold_every / 2^8 carries of < 2^32 each, and at most four digit groups
+  // (see fold_into) add < 2^32 each to one digit.
+  static constexpr std::size_t fold_every = std::size_t{1} << 22;
+  // Bin j weighs 2^(4 (j & 511) - 1075), i.e. bit 4 (j & 511) + bin_pos0
+  // above the superaccumulator's min_exponent.
+  static constexpr int bin_pos0 = -1075 - superaccumulator::min_exponent;
+  std::uint64_t bins[nbins];
+  std::int64_t raw[superaccumulator::num_digits];
   std::size_t count;
-  bool zeroed;  // the arrays are zeroed lazily: most calls never use them
+  bool zeroed;  // zeroed lazily: most calls never use the bins
   void reset() {
     count = 0;
     zeroed = false;
   }
   void prepare() {  // before any scatter
     if (zeroed) return;
-    for (auto& a : d)
-      for (auto& v : a) v = 0;
+    for (auto& v : bins) v = 0;
+    for (auto& v : raw) v = 0;
     zeroed = true;
   }
+  // 2^64 units of bin j, signed by the bin's sign.
+  [[gnu::noinline]] void carry(std::uint64_t j) {
+    const int pos = 4 * static_cast<int>(j & 511) + bin_pos0 + 64;
+    const std::int64_t one = std::int64_t{1} << (pos & 31);
+    raw[pos >> 5] += (j >> 9) != 0 ? -one : one;
+  }
+  // Leaves the bins and the raw digits zeroed. The two bins of one
+  // exponent (two signs) are combined first (|v| < 2^64), and the
+  // eight exponents that share a 32-bit digit position are summed in a
+  // 128-bit register (|sum| < 2^100) before their digits are written: one
+  // write per digit group instead of a chain of overlapping stores per bin.
   void fold_into(superaccumulator& acc) {
-    if (zeroed && count != 0) acc.fold_digits(d, 4);
-    reset();
+    if (!zeroed || count == 0) return;
+    constexpr int half = nbins / 2;  // bins [half, nbins) hold the negative terms
+    __int128 group = 0;
+    int gd = -1;  // the digit of the group in progress
+    auto flush = [&] {
+      if (gd < 0) return;
+      const auto ug = static_cast<unsigned __int128>(group);
+      raw[gd] += static_cast<std::int64_t>(static_cast<std::uint64_t>(ug) & 0xffffffffu);
+      raw[gd + 1] += static_cast<std::int64_t>(static_cast<std::uint64_t>(ug >> 32) & 0xffffffffu);
+      raw[gd + 2] += static_cast<std::int64_t>(static_cast<std::uint64_t>(ug >> 64) & 0xffffffffu);
+      raw[gd + 3] += static_cast<std::int64_t>(group >> 96);
+      group = 0;
+    };
+    std::uint64_t* const b = bins;
+    for (int j = 0; j < half; j += 4) {
+      std::uint64_t any = 0;
+      for (int t = j; t < j + 4; ++t) any |= b[t] | b[t + half];
+      if (any == 0) continue;
+      for (int t = j; t < j + 4; ++t) {
+        const __int128 v = static_cast<__int128>(b[t]) - static_cast<__int128>(b[t + half]);
+        b[t] = b[t + half] = 0;
+        if (v == 0) continue;
+        const int pos = 4 * t + bin_pos0;
+        if ((pos >> 5) != gd) {
+          flush();
+          gd = pos >> 5;
+        }
+        group += v * (static_cast<__int128>(1) << (pos & 31));
+      }
+    }
+    flush();
+    acc.fold_digits(&raw, 1);
+    for (auto& v : raw) v = 0;
+    count = 0;
   }
 };
 
-// Adds W finite doubles (bit patterns in `bits`) to the scatter arrays.
+// The split is staged: the vector part writes each term's bin index and
+// shifted significand for up to stage_terms terms, then one scalar loop does
+// the adds (a tight loop of load, add, store; no vector-to-scalar moves).
+constexpr int stage_terms = 64;
+struct stage_buf {
+  alignas(64) std::int64_t val[stage_terms];
+  alignas(64) std::int64_t idx[stage_terms];
+};
+
+// Stages W finite doubles (bit patterns in `bits`) at position k.
 template <class V>
-inline void scatter_finite(scatter_acc& sc, typename V::ireg bits) {
+[[gnu::always_inline]] inline void stage_finite(stage_buf& st, int k, typename V::ireg bits) {
   using ireg = typename V::ireg;
-  alignas(64) std::int64_t lo[V::width], mid[V::width], hi[V::width], idx[V::width];
   const ireg biased = V::srli(bits, 52) & V::iset1(0x7ff);
   const ireg nz = V::nonzero01(biased);  // 1 for normal numbers, 0 for subnormals and zero
   const ireg mant = (bits & V::iset1(0x000fffffffffffffLL)) | V::slli(nz, 52);
-  const ireg pos = biased + (V::iset1(1) - nz) + V::iset1(-1075 - superaccumulator::min_exponent);
-  const ireg sh = pos & V::iset1(31);
-  const ireg sign = V::iset1(0) - V::srli(bits, 63);  // 0 or -1 per lane
-  const ireg l = V::sllv(mant, sh) & V::iset1(0xffffffffLL);
-  const ireg m = V::srlv(mant, V::iset1(32) - sh) & V::iset1(0xffffffffLL);
-  const ireg h = V::srlv(mant, V::iset1(64) - sh);  // a count of 64 gives 0
-  V::istore(lo, (l ^ sign) - sign);
-  V::istore(mid, (m ^ sign) - sign);
-  V::istore(hi, (h ^ sign) - sign);
-  V::istore(idx, V::srli(pos, 5));
-  for (int k = 0; k < V::width; ++k) {
-    std::int64_t* p = sc.d[k & 3] + idx[k];
-    p[0] += lo[k];
-    p[1] += mid[k];
-    p[2] += hi[k];
+  const ireg sh = (biased & V::iset1(3)) + (V::iset1(1) - nz);
+  V::istore(st.val + k, V::sllv(mant, sh));
+  V::istore(st.idx + k, V::srli(bits, 54));
+}
+
+// Adds the first n staged terms to the bins.
+inline void scatter_staged(scatter_acc& sc, const stage_buf& st, int n) {
+  std::uint64_t* const b = sc.bins;
+  for (int k = 0; k < n; ++k) {
+    const auto j = static_cast<std::uint64_t>(st.idx[k]);
+    std::uint64_t r;
+    if (__builtin_add_overflow(b[j], static_cast<std::uint64_t>(st.val[k]), &r)) [[unlikely]] sc.carry(j);
+    b[j] = r;
   }
 }
 
-inline void scatter_count(superaccumulator& acc, scatter_acc& sc, std::size_t terms) {
+// Before scattering `terms` more terms (at most fold_every): folds first if
+// they would pass the bound.
+inline void scatter_reserve(superaccumulator& acc, scatter_acc& sc, std::size_t terms) {
+  sc.prepare();
+  if (sc.count + terms > scatter_acc::fold_every) sc.fold_into(acc);
   sc.count += terms;
-  if (sc.count >= scatter_acc::fold_every) {
-    sc.fold_into(acc);
-    sc.prepare();  // the loop goes on scattering
-  }
 }
 
 // sum / asum terms x[0..len) exactly: specials go to the scalar path one by one.
-// Below this many terms the direct path deposits term by term: the scatter
-// arrays (4 x 136 digits) would cost more to zero and fold than the terms.
+// Below this many terms the direct path deposits term by term: the bins
+// (8 KiB) would cost more to zero and fold than the terms.
 constexpr std::size_t scatter_min_terms = 64;
+// Terms per scatter_reserve (far below fold_every).
+constexpr std::size_t scatter_chunk = std::size_t{1} << 16;
 
 template <class V, bool Abs>
 void wide_sum(superaccumulator& acc, scatter_acc& sc, const double* x, std::size_t len) {
@@ -246,22 +309,30 @@ void wide_sum(superaccumulator& acc, scatter_acc& sc, const double* x, std::size
     else acc.add_n(x, len);
     return;
   }
-  sc.prepare();
+  stage_buf st;
   std::size_t i = 0;
-  for (; i + V::width <= len; i += V::width) {
-    ireg bits = V::as_int(V::load(x + i));
-    if constexpr (Abs) bits = bits & V::iset1(0x7fffffffffffffffLL);
-    const unsigned special = V::special_lanes(bits);
-    if (special != 0) [[unlikely]] {
-      for (int k = 0; k < V::width; ++k)
-        if (special & (1u << k)) {
-          if constexpr (Abs) acc.add_abs_n(x + i + k, 1);
-          else acc.add_n(x + i + k, 1);
-        }
-      bits = V::zero_lanes(bits, special);
+  for (std::size_t reserved = 0; i + V::width <= len;) {
+    if (i == reserved) {
+      const std::size_t terms = len - i < scatter_chunk ? len - i : scatter_chunk;
+      scatter_reserve(acc, sc, terms);
+      reserved += terms;
     }
-    scatter_finite<V>(sc, bits);
-    scatter_count(acc, sc, V::width);
+    int k = 0;
+    for (; k < stage_terms && i + V::width <= len && i < reserved; k += V::width, i += V::width) {
+      ireg bits = V::as_int(V::load(x + i));
+      if constexpr (Abs) bits = bits & V::iset1(0x7fffffffffffffffLL);
+      const unsigned special = V::special_lanes(bits);
+      if (special != 0) [[unlikely]] {
+        for (int l = 0; l < V::width; ++l)
+          if (special & (1u << l)) {
+            if constexpr (Abs) acc.add_abs_n(x + i + l, 1);
+            else acc.add_n(x + i + l, 1);
+          }
+        bits = V::zero_lanes(bits, special);
+      }
+      stage_finite<V>(st, k, bits);
+    }
+    scatter_staged(sc, st, k);
   }
   if (i < len) {
     if constexpr (Abs) acc.add_abs_n(x + i, len - i);
@@ -279,25 +350,33 @@ void wide_dot(superaccumulator& acc, scatter_acc& sc, const double* x, const dou
     acc.add_products_n(x, y, len);
     return;
   }
-  sc.prepare();
+  stage_buf st;
   std::size_t i = 0;
   const reg lo_ok = V::set1(0x1p-968), hi_ok = V::set1(0x1.fffffffffffffp+1023);
-  for (; i + V::width <= len; i += V::width) {
-    const reg a = V::load(x + i), b = V::load(y + i);
-    reg p = V::mul(a, b);
-    reg pe = V::fmsub(a, b, p);
-    const reg ap = V::abs(p);
-    const unsigned ok = V::mask_bits(V::mask_and(V::ge(ap, lo_ok), V::le(ap, hi_ok)));
-    const unsigned bad = ~ok & ((1u << V::width) - 1);
-    if (bad != 0) [[unlikely]] {
-      for (int k = 0; k < V::width; ++k)
-        if (bad & (1u << k)) acc.add_products_n(x + i + k, y + i + k, 1);
-      p = V::as_double(V::zero_lanes(V::as_int(p), bad));
-      pe = V::as_double(V::zero_lanes(V::as_int(pe), bad));
+  for (std::size_t reserved = 0; i + V::width <= len;) {
+    if (i == reserved) {  // two terms per product
+      const std::size_t terms = len - i < scatter_chunk ? len - i : scatter_chunk;
+      scatter_reserve(acc, sc, 2 * terms);
+      reserved += terms;
     }
-    scatter_finite<V>(sc, V::as_int(p));
-    scatter_finite<V>(sc, V::as_int(pe));
-    scatter_count(acc, sc, 2 * V::width);
+    int k = 0;
+    for (; k < stage_terms && i + V::width <= len && i < reserved; k += 2 * V::width, i += V::width) {
+      const reg a = V::load(x + i), b = V::load(y + i);
+      reg p = V::mul(a, b);
+      reg pe = V::fmsub(a, b, p);
+      const reg ap = V::abs(p);
+      const unsigned ok = V::mask_bits(V::mask_and(V::ge(ap, lo_ok), V::le(ap, hi_ok)));
+      const unsigned bad = ~ok & ((1u << V::width) - 1);
+      if (bad != 0) [[unlikely]] {
+        for (int l = 0; l < V::width; ++l)
+          if (bad & (1u << l)) acc.add_products_n(x + i + l, y + i + l, 1);
+        p = V::as_double(V::zero_lanes(V::as_int(p), bad));
+        pe = V::as_double(V::zero_lanes(V::as_int(pe), bad));
+      }
+      stage_finite<V>(st, k, V::as_int(p));
+      stage_finite<V>(st, k + V::width, V::as_int(pe));
+    }
+    scatter_staged(sc, st, k);
   }
   if (i < len) acc.add_products_n(x + i, y + i, len - i);
 }
