@@ -813,5 +813,24 @@ BOOST_AUTO_TEST_CASE(fold_in_the_middle) {
   }
 }
 
+// Long: many lengths and spreads, terms of random binades around a random
+// centre (narrow to the whole range), so blocks switch between the
+// expansions and the bins within one call.
+BOOST_AUTO_TEST_CASE(random_spreads_sweep, *utf::label("long")) {
+  rng_t r(75);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::size_t n = 4097 + static_cast<std::size_t>(r() % 60000);
+    const int width = std::uniform_int_distribution<int>(1, 2000)(r);
+    const int centre = std::uniform_int_distribution<int>(-1074 + width / 2, 1023 - width / 2)(r);
+    const int lo = std::max(-1074, centre - width / 2), hi = std::min(1000, centre + width / 2);
+    std::vector<double> x(n), y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = random_exp(r, lo, hi);
+      y[i] = (i % 3 == 0) ? 1.0 : random_exp(r, -20, 20);
+    }
+    check_all(x, &y, ("sweep width " + std::to_string(width)).c_str());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
