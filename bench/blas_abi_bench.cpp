@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@
 extern "C" {
 double ddot_(const int*, const double*, const int*, const double*, const int*);
 double dasum_(const int*, const double*, const int*);
+double dnrm2_(const int*, const double*, const int*);
+void daxpy_(const int*, const double*, const double*, const int*, double*, const int*);
+int idamax_(const int*, const double*, const int*);
 void dgemv_(const char*, const int*, const int*, const double*, const double*, const int*,
             const double*, const int*, const double*, double*, const int*, std::size_t);
 void dtrsv_(const char*, const char*, const char*, const int*, const double*, const int*, double*,
@@ -84,6 +88,9 @@ int main(int argc, char** argv) try {
   if (lib == nullptr) throw usage_error(std::string("cannot open ") + argv[1] + ": " + dlerror());
   const auto x_ddot = symbol(lib, &ddot_, "ddot_");
   const auto x_dasum = symbol(lib, &dasum_, "dasum_");
+  const auto x_dnrm2 = symbol(lib, &dnrm2_, "dnrm2_");
+  const auto x_daxpy = symbol(lib, &daxpy_, "daxpy_");
+  const auto x_idamax = symbol(lib, &idamax_, "idamax_");
   const auto x_dgemv = symbol(lib, &dgemv_, "dgemv_");
   const auto x_dtrsv = symbol(lib, &dtrsv_, "dtrsv_");
   const auto x_dgemm = symbol(lib, &dgemm_, "dgemm_");
@@ -112,6 +119,39 @@ int main(int argc, char** argv) try {
     cs.emplace_back("system", [&] { return dasum_(&n_vec, x.data(), &one); });
     run_interleaved(cs, reps);
     print_row("dasum", n_vec, threads, cs);
+    const double gn = x_dnrm2(&n_vec, x.data(), &one), wn = exala::nrm2(n_vec, x.data(), 1);
+    check_same_bits("dnrm2_", &gn, &wn, 1);
+    cs.clear();
+    cs.emplace_back("exala_blas", [&] { return x_dnrm2(&n_vec, x.data(), &one); });
+    cs.emplace_back("system", [&] { return dnrm2_(&n_vec, x.data(), &one); });
+    run_interleaved(cs, reps);
+    print_row("dnrm2", n_vec, threads, cs);
+    const int gi = x_idamax(&n_vec, x.data(), &one), wi = idamax_(&n_vec, x.data(), &one);
+    if (gi != wi) throw std::runtime_error("idamax_: the drop-in library gives " + std::to_string(gi) +
+                                           ", the system BLAS " + std::to_string(wi));
+    cs.clear();
+    cs.emplace_back("exala_blas", [&] { return static_cast<double>(x_idamax(&n_vec, x.data(), &one)); });
+    cs.emplace_back("system", [&] { return static_cast<double>(idamax_(&n_vec, x.data(), &one)); });
+    run_interleaved(cs, reps);
+    print_row("idamax", n_vec, threads, cs);
+    // daxpy with a tiny alpha, so that y stays bounded over the repetitions;
+    // the drop-in's fma(alpha, x_i, y_i) is checked against exala::axpy.
+    const double alpha = 0x1p-40;
+    std::vector<double> yy = y, yw = y;
+    x_daxpy(&n_vec, &alpha, x.data(), &one, yy.data(), &one);
+    exala::axpy(n_vec, alpha, x.data(), 1, yw.data(), 1);
+    check_same_bits("daxpy_", yy.data(), yw.data(), n_vec);
+    cs.clear();
+    cs.emplace_back("exala_blas", [&] {
+      x_daxpy(&n_vec, &alpha, x.data(), &one, yy.data(), &one);
+      return yy[0];
+    });
+    cs.emplace_back("system", [&] {
+      daxpy_(&n_vec, &alpha, x.data(), &one, yy.data(), &one);
+      return yy[0];
+    });
+    run_interleaved(cs, reps);
+    print_row("daxpy", n_vec, threads, cs);
   }
   {  // level 2, column-major n x n
     const int n = n_mat;

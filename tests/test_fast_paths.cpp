@@ -691,6 +691,122 @@ BOOST_AUTO_TEST_CASE(ties_fall_back_per_entry) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// nrm2's fast path: the short dot's bound on sum x_i^2, then the rounded
+// square root decided by round_bounded_sqrt.
+BOOST_AUTO_TEST_SUITE(nrm2_fast_path)
+
+// Values near squares of doubles and of midpoints between doubles (the
+// rounding boundaries of sqrt to nearest), with errors from 0 up to far
+// beyond an ulp: every decision is checked against the exact square root
+// of both ends of the interval (round_sqrt is monotone).
+BOOST_AUTO_TEST_CASE(round_bounded_sqrt_is_sound) {
+  rng_t r(81);
+  long decided = 0, total = 0;
+  for (int t = 0; t < 40000; ++t) {
+    double m = std::fabs(random_exp(r, -440, 490));
+    if (t % 5 == 0) m = std::ldexp(1.0, std::ilogb(m));  // a power of two: the gap below is half
+    // A 27-bit m: (m + ulp(m)/2)^2 (f = 1/2 below) is then exactly hi + lo,
+    // and its square root exactly a midpoint.
+    if (t % 3 == 1 && t % 2 == 0) m = std::ldexp(std::ldexp(std::floor(std::ldexp(m, -std::ilogb(m) + 26)), -26), std::ilogb(m));
+    const int e = std::ilogb(m);
+    // s = (m + f ulp(m))^2 as hi + lo, f in {0, 1/2, random}: TwoProd of m
+    // plus the cross term.
+    const double f = t % 3 == 0 ? 0.0 : (t % 3 == 1 ? 0.5 : uniform(r));
+    const double h = std::ldexp(f, e - 52);  // f ulp(m), exact
+    exala::superaccumulator a;
+    a.add_product(m, m);
+    a.add_product(2.0 * m, h);
+    a.add_product(h, h);
+    const double hi0 = a.round();
+    exala::superaccumulator rest = a;
+    rest.add(-hi0);
+    const double lo0 = rest.round();
+    const double hi = hi0 + lo0, lo = lo0 - (hi - hi0);  // FastTwoSum: hi = fl(hi + lo)
+    const double err = t % 7 == 0 ? 0.0 : std::ldexp(std::fabs(uniform(r)), 2 * e - 53 - static_cast<int>(r() % 70));
+    for (rounding md : all_modes) {
+      ++total;
+      double got = 0.0;
+      if (!exala::detail::round_bounded_sqrt(exala::detail::bounded{hi, lo, err}, md, got)) continue;
+      ++decided;
+      for (int sg : {-1, 1}) {
+        exala::superaccumulator v;
+        v.add(hi);
+        v.add(lo);
+        v.add(sg * err);
+        const double want = v.round_sqrt(md);
+        BOOST_TEST(same_bits(got, want), "sqrt(" << hex(hi) << " + " << hex(lo) << " +- " << hex(err) << ") "
+                                                << name(md) << ": decided " << hex(got) << ", end "
+                                                << sg << " rounds to " << hex(want));
+      }
+    }
+  }
+  BOOST_TEST_MESSAGE("round_bounded_sqrt decided " << decided << " of " << total);
+  BOOST_TEST(decided > total / 4);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_what_it_leaves_to_the_exact_path) {
+  double got;
+  using exala::detail::bounded;
+  for (rounding m : all_modes) {
+    BOOST_TEST(!exala::detail::round_bounded_sqrt(bounded{0.0, 0.0, 0.0}, m, got));
+    BOOST_TEST(!exala::detail::round_bounded_sqrt(bounded{0x1p-901, 0.0, 0.0}, m, got));
+    BOOST_TEST(!exala::detail::round_bounded_sqrt(bounded{0x1p1001, 0.0, 0.0}, m, got));
+    BOOST_TEST(!exala::detail::round_bounded_sqrt(bounded{-1.0, 0.0, 0.0}, m, got));
+    BOOST_TEST(!exala::detail::round_bounded_sqrt(bounded{1.0, 0.0, NAN}, m, got));
+    BOOST_TEST(!exala::detail::round_bounded_sqrt(bounded{NAN, 0.0, 0.0}, m, got));
+    BOOST_TEST(!exala::detail::round_bounded_sqrt(bounded{1.0, 0x1p-40, 0.0}, m, got));  // lo too large
+  }
+  // An exact square: to nearest it is decided, in a directed mode the
+  // interval around it straddles the result and is not.
+  BOOST_TEST(exala::detail::round_bounded_sqrt(bounded{25.0, 0.0, 0x1p-1000}, rounding::to_nearest_even, got));
+  BOOST_TEST(got == 5.0);
+  BOOST_TEST(!exala::detail::round_bounded_sqrt(bounded{25.0, 0.0, 0x1p-1000}, rounding::upward, got));
+}
+
+// exala::nrm2 on simd and omp against the reference: lengths around the
+// short path's limits, strides, and data where the decision must fall back
+// (an exact square root in a directed mode; sqrt exactly at a midpoint:
+// 1 + 2^-52 + 2^-106 = (1 + 2^-53)^2; squares that underflow or overflow;
+// zeros and specials).
+BOOST_AUTO_TEST_CASE(against_the_reference) {
+  restore_kernel_set restore;
+  rng_t r(82);
+  for (kernel_set k : kernel_sets()) {
+    exala::force_kernel_set(k);
+    for (std::int64_t n : {1, 2, 3, 7, 8, 15, 16, 17, 64, 255, 256, 257, 4095, 4096, 4097})
+      for (std::int64_t inc : {1, -1, 2, -3})
+        for (int kind = 0; kind < 7; ++kind) {
+          std::vector<double> x(static_cast<std::size_t>(1 + (n - 1) * std::abs(inc)), 0.0);
+          for (std::int64_t i = 0; i < n; ++i) {
+            double v = 0.0;
+            switch (kind) {
+              case 0: v = uniform(r); break;
+              case 1: v = random_exp(r, -200, 200); break;
+              case 2: v = i == 0 ? 3.0 : (i == 1 ? 4.0 : 0.0); break;                // 5 exactly
+              case 3: v = i == 0 ? 0x1p+300 : (i == 1 ? 0x1p+274 : (i == 2 ? 0x1p+247 : 0.0)); break;  // a midpoint
+              case 4: v = random_exp(r, -620, -560); break;                          // squares below 2^-900
+              case 5: v = random_exp(r, 505, 530); break;                            // squares overflow
+              case 6: v = i == n / 2 ? (r() & 1 ? NAN : -INFINITY) : uniform(r); break;
+            }
+            x[exala::detail::vector_offset(i, n, inc)] = v;
+          }
+          for (rounding m : all_modes) {
+            const double want = exala::nrm2(n, x.data(), inc, exala::exec{backend::reference, 0, m});
+            for (backend b : {backend::simd, backend::omp}) {
+              if (!exala::is_compiled_in(b)) continue;
+              const double got = exala::nrm2(n, x.data(), inc, exala::exec{b, 0, m});
+              BOOST_TEST(same_bits(got, want), exala::to_string(k) << " " << exala::to_string(b) << " nrm2 n = " << n
+                                                                    << " inc " << inc << " kind " << kind << " "
+                                                                    << name(m) << ": " << hex(got) << " vs "
+                                                                    << hex(want));
+            }
+          }
+        }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 // The long kernels (n above the short path's limit) take the exponent bins
 // for blocks whose terms spread over more binades than the expansions
 // hold. `spreaders` puts +-2^k pairs (they cancel) every 8th term, so each
@@ -724,8 +840,9 @@ void check_all(const std::vector<double>& x, const std::vector<double>* y, const
       for (backend b : {backend::simd, backend::omp}) {
         if (!exala::is_compiled_in(b)) continue;
         const exala::exec ex{b, 2, m};
-        const std::string where = std::string(what) + " " + std::string(exala::to_string(k)) + " " +
-                                  std::string(exala::to_string(b)) + " " + name(m) + " n = " + std::to_string(n);
+        std::string where = what;
+        where.append(" ").append(exala::to_string(k)).append(" ").append(exala::to_string(b));
+        where.append(" ").append(name(m)).append(" n = ").append(std::to_string(n));
         BOOST_TEST(same_bits(exala::sum(n, x.data(), 1, ex), ws), where << " sum");
         BOOST_TEST(same_bits(exala::asum(n, x.data(), 1, ex), wa), where << " asum");
         if (y) BOOST_TEST(same_bits(exala::dot(n, x.data(), 1, y->data(), 1, ex), wd), where << " dot");

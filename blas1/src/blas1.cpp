@@ -273,24 +273,29 @@ bool short_exact(std::int64_t n, const exec& ex) {
   return n <= short_dot_pack && (ex.backend == backend::simd || ex.backend == backend::omp);
 }
 
-// The correctly rounded dot from the fast path, or false (see dot_decided).
-bool short_dot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
-               std::int64_t incy, const exec& ex, double& out) {
+// The short dot's value bounded by the fast path, or false (see dot_bounded).
+bool short_dot_bounded(std::int64_t n, const double* x, std::int64_t incx, const double* y,
+                       std::int64_t incy, const exec& ex, detail::bounded& out) {
   if (n == 0 || n > short_dot_max || (ex.backend != backend::simd && ex.backend != backend::omp))
     return false;
   const auto len = static_cast<std::size_t>(n);
   // inc = -1 for both visits the same pairs in the opposite order, which
   // the correctly rounded result cannot see.
-  if ((incx == 1 && incy == 1) || (incx == -1 && incy == -1))
-    return detail::dot_decided(x, y, len, ex.mode, out);
+  if ((incx == 1 && incy == 1) || (incx == -1 && incy == -1)) return detail::dot_bounded(x, y, len, out);
   if (n > short_dot_pack) return false;
   double bx[short_dot_pack], by[short_dot_pack];
   const vec vx{x, incx, n}, vy{y, incy, n};
-  for (std::int64_t i = 0; i < n; ++i) {
-    bx[i] = x[vx.index(i)];
-    by[i] = y[vy.index(i)];
-  }
-  return detail::dot_decided(bx, by, len, ex.mode, out);
+  for (std::int64_t i = 0; i < n; ++i) bx[i] = x[vx.index(i)];
+  if (x == y && incx == incy) return detail::dot_bounded(bx, bx, len, out);  // nrm2
+  for (std::int64_t i = 0; i < n; ++i) by[i] = y[vy.index(i)];
+  return detail::dot_bounded(bx, by, len, out);
+}
+
+// The correctly rounded dot from the fast path, or false (see dot_decided).
+bool short_dot(std::int64_t n, const double* x, std::int64_t incx, const double* y,
+               std::int64_t incy, const exec& ex, double& out) {
+  detail::bounded b;
+  return short_dot_bounded(n, x, incx, y, incy, ex, b) && detail::round_bounded(b.hi, b.lo, b.err, ex.mode, out);
 }
 
 }  // namespace
@@ -311,10 +316,18 @@ double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, 
   return acc.round(ex.mode);
 }
 
+// The fast path bounds sum x_i^2 as the short dot does and decides the
+// rounded square root from it (round_bounded_sqrt); otherwise the exact
+// sum's square root is rounded by exact comparisons (round_sqrt).
 double nrm2(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
   check_args(n, x, "x", incx, "incx", ex.threads);
+  require_compiled(ex.backend);
+  detail::bounded b;
+  double r;
+  if (short_dot_bounded(n, x, incx, x, incx, ex, b) && detail::round_bounded_sqrt(b, ex.mode, r)) return r;
   superaccumulator acc;  // x_i * x_i exactly, through the dot kernels
-  accumulate(acc, op::dot, vec{x, incx, n}, vec{x, incx, n}, ex);
+  if (short_exact(n, ex)) reference_range(acc, op::dot, vec{x, incx, n}, vec{x, incx, n});
+  else accumulate(acc, op::dot, vec{x, incx, n}, vec{x, incx, n}, ex);
   return acc.round_sqrt(ex.mode);
 }
 

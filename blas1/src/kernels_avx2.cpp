@@ -24,6 +24,19 @@ struct v256 {
   static reg zero() { return _mm256_setzero_pd(); }
   static reg set1(double v) { return _mm256_set1_pd(v); }
   static reg load(const double* p) { return _mm256_loadu_pd(p); }
+  // Lane k + w moved to lane k (w = 2 or 1; the upper lanes are don't-care).
+  template <int w>
+  static reg down(reg a) {
+    if constexpr (w == 2) return _mm256_permute2f128_pd(a, a, 1);
+    else return _mm256_permute_pd(a, 0x5);
+  }
+  static double first(reg a) { return _mm256_cvtsd_f64(a); }
+  // The first k (0 <= k <= width) elements, zeros in the other lanes; reads
+  // nothing beyond p[k - 1].
+  static reg load_first(const double* p, int k) {
+    const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
+    return _mm256_maskload_pd(p, _mm256_cmpgt_epi64(_mm256_set1_epi64x(k), lane));
+  }
   static void store(double* p, reg v) { _mm256_storeu_pd(p, v); }
   static reg add(reg a, reg b) { return _mm256_add_pd(a, b); }
   static reg sub(reg a, reg b) { return _mm256_sub_pd(a, b); }

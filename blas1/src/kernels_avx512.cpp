@@ -24,6 +24,19 @@ struct v512 {
   static reg zero() { return _mm512_setzero_pd(); }
   static reg set1(double v) { return _mm512_set1_pd(v); }
   static reg load(const double* p) { return _mm512_loadu_pd(p); }
+  // Lane k + w moved to lane k (w = 4, 2 or 1; the upper lanes are don't-care).
+  template <int w>
+  static reg down(reg a) {
+    if constexpr (w == 4) return _mm512_shuffle_f64x2(a, a, 0x4e);
+    else if constexpr (w == 2) return _mm512_permutex_pd(a, 0x4e);
+    else return _mm512_permute_pd(a, 0x55);
+  }
+  static double first(reg a) { return _mm512_cvtsd_f64(a); }
+  // The first k (0 <= k <= width) elements, zeros in the other lanes; reads
+  // nothing beyond p[k - 1] (masked lanes do not fault).
+  static reg load_first(const double* p, int k) {
+    return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << k) - 1u), p);
+  }
   static void store(double* p, reg v) { _mm512_storeu_pd(p, v); }
   static reg add(reg a, reg b) { return _mm512_add_pd(a, b); }
   static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }

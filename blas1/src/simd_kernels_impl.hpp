@@ -645,6 +645,39 @@ inline void dot2_scalar_step(double& s, double& c, double& pa, double u, double 
   pa = pa + (p < 0.0 ? -p : p);
 }
 
+// Pairwise TwoSum tree over the U W lanes of (s, c, pa): lane k + w into
+// lane k for w = U W / 2, ..., 1 (first vector u into vector 0, then within
+// the vector, by lane moves); the result is lane 0.
+template <class V, int w = V::width / 2>
+[[gnu::always_inline]] inline void lane_fold(typename V::reg& s, typename V::reg& c, typename V::reg& pa) {
+  if constexpr (w >= 1) {
+    typename V::reg t, q;
+    V::eft::two_sum(s, V::template down<w>(s), t, q);
+    s = t;
+    c = V::add(c, V::add(V::template down<w>(c), q));
+    pa = V::add(pa, V::template down<w>(pa));
+    lane_fold<V, w / 2>(s, c, pa);
+  }
+}
+
+template <class V>
+[[gnu::always_inline]] inline void lane_tree(typename V::reg* s, typename V::reg* c, typename V::reg* pa,
+                                             double& st, double& ct, double& pt) {
+  static_assert(U == 1 || U == 2, "the first level combines two vectors");
+  typename V::reg s0 = s[0], c0 = c[0], p0 = pa[0];
+  if constexpr (U == 2) {
+    typename V::reg t, q;
+    V::eft::two_sum(s0, s[1], t, q);
+    s0 = t;
+    c0 = V::add(c0, V::add(c[1], q));
+    p0 = V::add(p0, pa[1]);
+  }
+  lane_fold<V>(s0, c0, p0);
+  st = V::first(s0);
+  ct = V::first(c0);
+  pt = V::first(p0);
+}
+
 // Terms: 0 for x_i y_i, 1 for x_i, 2 for |x_i| (y is not read for 1 and 2;
 // the products with 1 are exact, so the bound holds as stated).
 template <class V, int Terms = 0>
@@ -655,50 +688,54 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
   if (n > dot_bounded_max) return false;
   double st = 0.0, ct = 0.0, pt = 0.0;
   std::size_t i = 0;
-  if (n >= U * W) {
+  std::size_t padded = n;  // terms in the bound: the tail is padded with zeros
+  {
     reg s[U], c[U], pa[U];
     for (int u = 0; u < U; ++u) s[u] = c[u] = pa[u] = V::zero();
-    for (; i + U * W <= n; i += U * W) {
-      for (int u = 0; u < U; ++u) {
-        if constexpr (Terms == 0)
-          dot2_step<V>(s[u], c[u], pa[u], V::load(x + i + u * W), V::load(y + i + u * W));
-        else if constexpr (Terms == 1)
-          dot2_step<V>(s[u], c[u], pa[u], V::load(x + i + u * W), V::set1(1.0));
-        else
-          dot2_step<V>(s[u], c[u], pa[u], V::abs(V::load(x + i + u * W)), V::set1(1.0));
+    auto step = [&](int u, reg a, reg b) {
+      if constexpr (Terms == 0) dot2_step<V>(s[u], c[u], pa[u], a, b);
+      else if constexpr (Terms == 1) dot2_step<V>(s[u], c[u], pa[u], a, V::set1(1.0));
+      else dot2_step<V>(s[u], c[u], pa[u], V::abs(a), V::set1(1.0));
+    };
+    // A lane's first term: TwoSum(0, p) is (p, 0), so s = p and c = e, with
+    // the same values and a shorter dependency chain (short calls).
+    auto first_step = [&](int u, reg a, reg b) {
+      if constexpr (Terms == 0) {
+        V::eft::two_prod(a, b, s[u], c[u]);
+        pa[u] = V::abs(s[u]);
+      } else {
+        s[u] = Terms == 2 ? V::abs(a) : a;
+        pa[u] = V::abs(a);
       }
+    };
+    for (; i + U * W <= n; i += U * W)
+      for (int u = 0; u < U; ++u) step(u, V::load(x + i + u * W), Terms == 0 ? V::load(y + i + u * W) : V::zero());
+    // The tail (fewer than U W terms; short calls are often all tail): one
+    // more term per lane, zeros in the lanes past n, instead of a serial
+    // scalar chain.
+    if (i < n) {
+      for (int u = 0; u < U; ++u) {
+        const std::size_t b = i + static_cast<std::size_t>(u) * W;
+        if (b >= n) break;
+        const int k = n - b < static_cast<std::size_t>(W) ? static_cast<int>(n - b) : W;
+        const reg xa = V::load_first(x + b, k), yb = Terms == 0 ? V::load_first(y + b, k) : V::zero();
+        if (i == 0) first_step(u, xa, yb);
+        else step(u, xa, yb);
+      }
+      padded = i + U * W;
+      i = n;
     }
     // The lanes, pairwise (a tree of depth log2(U W) instead of a chain of
-    // U W dependent TwoSums; each is still exact, its error goes to c).
-    alignas(64) double ls[U * W], lc[U * W], lp[U * W];
-    for (int u = 0; u < U; ++u) {
-      V::store(ls + u * W, s[u]);
-      V::store(lc + u * W, c[u]);
-      V::store(lp + u * W, pa[u]);
-    }
-    for (int w = U * W / 2; w >= 1; w /= 2) {
-      for (int k = 0; k < w; ++k) {
-        double t, q;
-        two_sum_scalar(ls[k], ls[k + w], t, q);
-        ls[k] = t;
-        lc[k] = lc[k] + (lc[k + w] + q);
-        lp[k] = lp[k] + lp[k + w];
-      }
-    }
-    st = ls[0];
-    ct = lc[0];
-    pt = lp[0];
-  }
-  for (; i < n; ++i) {  // the tail: one scalar lane
-    const double xi = Terms == 2 ? (x[i] < 0.0 ? -x[i] : x[i]) : x[i];
-    const double yi = Terms == 0 ? y[i] : 1.0;
-    dot2_scalar_step(st, ct, pt, xi, yi);
+    // U W dependent TwoSums; each is still exact, its error goes to c), in
+    // registers: lane k takes lane k + w, first across the U vectors, then
+    // within one (lane_tree).
+    lane_tree<V>(s, c, pa, st, ct, pt);
   }
   // Not finite (inf or NaN met, or an overflow on the way): the exact path.
   if (!(st - st == 0.0 && ct - ct == 0.0 && pt - pt == 0.0)) return false;
   two_sum_scalar(st, ct, out.hi, out.lo);
   if (!(out.hi - out.hi == 0.0)) return false;
-  const double nd = static_cast<double>(n);
+  const double nd = static_cast<double>(padded);
   constexpr double lanes = U * W + 1;
   const double k = (2.0 * nd + 2.0 * lanes + 2.0) * (nd + lanes + 2.0);  // exact: < 2^53
   out.err = pt * (k * 0x1p-105) + 0x1p-1000;  // 2^-1000 > (n + 1) 2^-1073, and normal

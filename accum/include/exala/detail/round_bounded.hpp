@@ -42,4 +42,9 @@ bool bounded_axpby(double alpha, const bounded& s, double beta, double y, bounde
 // [2^-900, 2^1000] in magnitude: the remainder step must not underflow).
 bool round_bounded_div(const bounded& n, double d, rounding mode, double& out) noexcept;
 
+// round(sqrt(S)) for S >= 0 known as s, decided as round_bounded decides,
+// or false (also when s.hi is outside [2^-900, 2^1000]: the residual step
+// must not underflow). For nrm2.
+bool round_bounded_sqrt(const bounded& s, rounding mode, double& out) noexcept;
+
 }  // namespace exala::detail
