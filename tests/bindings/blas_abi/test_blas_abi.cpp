@@ -775,6 +775,23 @@ BOOST_AUTO_TEST_CASE(idamax_reference_comparisons) {
   BOOST_TEST(cblas_idamax(3, v.data(), 1) == 2u);
   BOOST_TEST(cblas_idamax(3, v.data(), -1) == 0u);  // incx <= 0: IDAMAX = 0 -> 0
   BOOST_TEST(idamax_(&one, v.data(), &two) == 1);
+  // Longer vectors (the contiguous case runs as two vectorized passes):
+  // NaNs, infinities, ties and signed zeros anywhere, against the
+  // reference's loop.
+  std::mt19937_64 g(761);
+  for (int n = 1; n <= 70; ++n)
+    for (int rep = 0; rep < 20; ++rep) {
+      std::vector<double> w(static_cast<std::size_t>(n));
+      for (double& e : w) {
+        const auto pick = g() % 16;
+        e = pick == 0 ? nan_ : pick == 1 ? -inf_ : pick == 2 ? -0.0 : pick < 6 ? 4.0 : static_cast<double>(g() % 9) - 4.0;
+      }
+      int want = 1;
+      double dmax = std::fabs(w[0]);
+      for (int i = 1; i < n; ++i)
+        if (std::fabs(w[i]) > dmax) dmax = std::fabs(w[i]), want = i + 1;
+      BOOST_TEST(idamax_(&n, w.data(), &one) == want, "n = " << n << " rep " << rep);
+    }
 }
 
 // ======================================================================
