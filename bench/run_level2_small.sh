@@ -7,7 +7,8 @@
 #   gemv, trsv  n = 4000, --layout row and col, simd (1 thread) and omp (2),
 #               each with --check (bit equality with the reference backend)
 #   drop-in     exala-bench-blas-abi, n = 4, 16, 64, 256, 1024 for ddot,
-#               dasum, dgemv, dtrsv and dgemm (dgemm n <= 256), 1 thread
+#               dasum, dnrm2, idamax, daxpy, dgemv, dtrsv and dgemm
+#               (dgemm n <= 256), 1 thread
 #               (EXALA_BACKEND=simd), against the linked system BLAS
 #   wide data   sum and dot over 1000 binades (--data wide), n = 1e4 (simd)
 #               and n = 1e7 (omp, 2 threads); dot n = 1e7 uniform (omp, 2)
