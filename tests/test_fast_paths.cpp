@@ -689,6 +689,53 @@ BOOST_AUTO_TEST_CASE(ties_fall_back_per_entry) {
           }
 }
 
+// Entries whose products are all exact zeros (triangular factors: the
+// entries below a triangle's product, and a signed-zero row) are finished
+// without an accumulator: every sign rule (+0 / -0 products, alpha < 0,
+// beta = 0, -0, or nonzero with c = +-0 or nonzero, every rounding mode)
+// must give the reference's bits, and the path must not retreat. A zero
+// factor whose partner is infinite (0 inf = NaN) is not a zero entry.
+BOOST_AUTO_TEST_CASE(zero_entries_without_accumulator) {
+  restore_kernel_set restore;
+  rng_t r(10);
+  const std::int64_t m = 24, n = 24, k = 24;
+  for (int variant = 0; variant < 3; ++variant)
+    for (double alpha : {1.0, -0.75})
+      for (double beta : {0.0, -0.0, 1.5}) {
+        // op(A) upper triangular, op(B) upper triangular: (A B)_ij = 0 for
+        // i > j exactly; row 3 of A is all signed zeros.
+        std::vector<double> a(m * k), b(k * n), c0(m * n);
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t l = 0; l < k; ++l)
+            a[i + l * m] = l >= i ? random_exp(r, -20, 20) : ((i + l) % 3 == 0 ? -0.0 : 0.0);
+        for (std::int64_t l = 0; l < k; ++l)
+          for (std::int64_t j = 0; j < n; ++j)
+            b[l + j * k] = l <= j ? random_exp(r, -20, 20) : (l % 2 ? -0.0 : 0.0);
+        for (std::int64_t l = 0; l < k; ++l) a[3 + l * m] = (l % 2) ? -0.0 : 0.0;
+        if (variant == 1) b[5 + 0 * k] = INFINITY;  // column 0: 0 * inf in rows i > 5
+        for (std::size_t e = 0; e < c0.size(); ++e)
+          c0[e] = variant == 2 ? ((e % 2) ? -0.0 : 0.0) : (e % 3 == 0 ? -0.0 : random_exp(r, -5, 5));
+        for (rounding md : all_modes) {
+          std::vector<double> want = c0, got = c0;
+          exala::gemm(layout::col_major, transpose::none, transpose::none, m, n, k, alpha, a.data(), m, b.data(), k,
+                      beta, want.data(), m, exala::exec{backend::reference, 0, md});
+          exala::gemm(layout::col_major, transpose::none, transpose::none, m, n, k, alpha, a.data(), m, b.data(), k,
+                      beta, got.data(), m, exala::exec{backend::simd, 0, md});
+          const auto path = exala::detail::last_gemm_path();
+          for (std::size_t e = 0; e < got.size(); ++e)
+            BOOST_TEST(same_bits(got[e], want[e]), "entry (" << e % m << ", " << e / m << ") variant " << variant
+                                                             << " alpha " << alpha << " beta " << hex(beta) << " "
+                                                             << name(md) << ": " << hex(got[e]) << " vs "
+                                                             << hex(want[e]));
+          // (With beta c nonzero most zero entries are decided by the bound
+          // already; with beta = 0 all of the i > j ones reach zero_entry.)
+          if (!simd_sets().empty())
+            BOOST_TEST((path.moduli == 0 && (beta != 0.0 || variant == 1 || path.zero_entries >= m * (m - 1) / 2)),
+                       "zero entries " << path.zero_entries << ", moduli " << path.moduli);
+        }
+      }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // nrm2's fast path: the short dot's bound on sum x_i^2, then the rounded

@@ -103,16 +103,18 @@ void simd_range(superaccumulator& acc, op o, const vec& x, const vec& y, std::in
     else k.dot(acc, px, y.base + first, static_cast<std::size_t>(len));
     return;
   }
-  constexpr std::int64_t chunk = 2048;
-  std::vector<double> bx(static_cast<std::size_t>(chunk)), by(o == op::dot ? chunk : 0);
+  // Packed on the stack (no allocation and no zero fill per call: the exact
+  // fallbacks of gemv and gemm entries come here once per row or entry).
+  constexpr std::int64_t chunk = 512;
+  double bx[chunk], by[chunk];
   for (std::int64_t c = begin; c < end; c += chunk) {
     const std::int64_t m = end - c < chunk ? end - c : chunk;
     for (std::int64_t i = 0; i < m; ++i) bx[i] = x.base[x.index(c + i)];
     if (o == op::dot)
       for (std::int64_t i = 0; i < m; ++i) by[i] = y.base[y.index(c + i)];
-    if (o == op::sum) k.sum(acc, bx.data(), static_cast<std::size_t>(m));
-    else if (o == op::asum) k.asum(acc, bx.data(), static_cast<std::size_t>(m));
-    else k.dot(acc, bx.data(), by.data(), static_cast<std::size_t>(m));
+    if (o == op::sum) k.sum(acc, bx, static_cast<std::size_t>(m));
+    else if (o == op::asum) k.asum(acc, bx, static_cast<std::size_t>(m));
+    else k.dot(acc, bx, by, static_cast<std::size_t>(m));
   }
 }
 

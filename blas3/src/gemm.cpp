@@ -90,7 +90,7 @@ int threads_of(const exec& ex) {
 namespace detail {
 gemm_path last_gemm_path() noexcept {
   const gemm3::crt_stats s = gemm3::last_crt_stats();
-  return gemm_path{s.moduli, s.width_a, s.width_b, s.truncated, s.fallback_entries};
+  return gemm_path{s.moduli, s.width_a, s.width_b, s.truncated, s.fallback_entries, s.zero_entries};
 }
 }  // namespace detail
 
@@ -103,6 +103,30 @@ namespace {
 // so the bits are the engine's.
 std::atomic<std::int64_t> small_gemm_max_products{std::int64_t{1} << 21};  // 128^3
 constexpr std::int64_t small_gemm_max_k = 1024;
+
+// An entry whose k products are all exact zeros (each pair has a zero factor
+// and a finite other factor: structured inputs, triangular and Hessenberg
+// blocks, are full of them) has S = 0 exactly, and no bound can decide it
+// (the result is beta c rounded, or a signed zero). It is finished here with
+// the engine's rules (finish: the IEEE zero sign of S from its products'
+// signs), without an accumulator. False: some product is not an exact zero.
+bool zero_entry(const detail::gemm3::problem& p, std::int64_t i, std::int64_t j, double& c) {
+  bool all_neg = true, all_pos = true;
+  for (std::int64_t l = 0; l < p.k; ++l) {
+    const double av = p.opa(i, l), bv = p.opb(l, j);
+    if (!((av == 0.0 && std::isfinite(bv)) || (bv == 0.0 && std::isfinite(av)))) return false;
+    const bool sg = std::signbit(av) != std::signbit(bv);
+    all_neg = all_neg && sg;
+    all_pos = all_pos && !sg;
+  }
+  const bool s_neg = all_neg ? true : (all_pos ? false : p.mode == rounding::downward);
+  const std::uint64_t none[1] = {0};
+  const bool beta_zero = p.beta == 0.0;  // -0 too: beta = +0, c not read, as in the engine
+  c = detail::gemm3::finish(detail::gemm3::unpack(p.alpha), none, 1, false, 0,
+                            detail::gemm3::unpack(beta_zero ? 0.0 : p.beta), beta_zero ? 0.0 : c, p.mode,
+                            [s_neg] { return s_neg; });
+  return true;
+}
 
 // Returns false, with C as it was, when too many entries would need their
 // exact path (structured inputs: exactly zero entries, which the bound never
@@ -141,6 +165,8 @@ bool small_gemm(const detail::gemm3::problem& p) {
       double v;
       if (exala::detail::round_bounded_axpby(p.alpha, s[i], p.beta, p.beta == 0.0 ? 0.0 : c, p.mode, v)) {
         c = v;
+      } else if (zero_entry(p, i, j, c)) {
+        detail::gemm3::count_zero_entry();
       } else {
         undecided.emplace_back(i, j);
         if (static_cast<std::int64_t>(undecided.size()) > max_exact) {  // retreat: C as it was

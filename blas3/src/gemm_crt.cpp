@@ -489,12 +489,18 @@ std::int64_t round_up(std::int64_t v, std::int64_t to) { return (v + to - 1) / t
 crt_stats last_crt_stats() noexcept { return stats_tls; }
 void clear_crt_stats() noexcept { stats_tls = crt_stats{}; }
 void count_exact_dot_entry() noexcept { ++stats_tls.fallback_entries; }
+void count_zero_entry() noexcept { ++stats_tls.zero_entries; }
 
 // --------------------------------------------------------------- entries
 
+// Below this k an entry's products go straight into the accumulator (as
+// the reference does): the blocked kernels' own accumulator, packing and
+// merge cost more than the deposits.
+constexpr std::int64_t direct_entry_k = 128;
+
 void entry_sum(const problem& p, std::int64_t i, std::int64_t j, superaccumulator& acc,
                bool reference) {
-  if (reference) {
+  if (reference || p.k <= direct_entry_k) {
     for (std::int64_t l = 0; l < p.k; ++l) acc.add_product(p.opa(i, l), p.opb(l, j));
     return;
   }
@@ -503,6 +509,32 @@ void entry_sum(const problem& p, std::int64_t i, std::int64_t j, superaccumulato
   const double* y = p.tb ? p.b + j : p.b + j * p.ldb;
   const std::int64_t incy = p.tb ? p.ldb : 1;
   dot_into(acc, p.k, x, incx, y, incy, exec{backend::simd});
+}
+
+// The engine's undecided entries (a truncation bound too loose for the
+// rounding, wide rows and columns) first try the bounded Dot2 path of the
+// small products (a Dot2 bound is far tighter, and costs O(k) with no
+// accumulator); what it cannot decide is formed exactly. Same bits.
+constexpr std::int64_t bounded_entry_k = 1024;
+
+bool entry_bounded(const problem& p, std::int64_t i, std::int64_t j) {
+  if (p.k > bounded_entry_k) return false;
+  double bx[bounded_entry_k], by[bounded_entry_k];
+  for (std::int64_t l = 0; l < p.k; ++l) {
+    bx[l] = p.opa(i, l);
+    by[l] = p.opb(l, j);
+  }
+  exala::detail::bounded s;
+  if (!exala::detail::dot_bounded(bx, by, static_cast<std::size_t>(p.k), s)) return false;
+  double& c = p.c[i + j * p.ldc];
+  double v;
+  if (!exala::detail::round_bounded_axpby(p.alpha, s, p.beta, p.beta == 0.0 ? 0.0 : c, p.mode, v)) return false;
+  c = v;
+  return true;
+}
+
+void entry_finish(const problem& p, std::int64_t i, std::int64_t j) {
+  if (!entry_bounded(p, i, j)) entry_exact(p, i, j, false);
 }
 
 void entry_exact(const problem& p, std::int64_t i, std::int64_t j, bool reference) {
@@ -826,7 +858,7 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
     for (std::int64_t e = 0; e < nt_todo; ++e) {
       try {
-        entry_exact(p, todo[e].first, todo[e].second, false);
+        entry_finish(p, todo[e].first, todo[e].second);
       } catch (...) {
 #pragma omp critical(exala_gemm_failure)
         if (!failure) failure = std::current_exception();
@@ -834,7 +866,7 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
     }
     if (failure) std::rethrow_exception(failure);
   } else {
-    for (const auto& e : todo) entry_exact(p, e.first, e.second, false);
+    for (const auto& e : todo) entry_finish(p, e.first, e.second);
   }
 
   crt_stats st;

@@ -55,11 +55,13 @@ struct crt_stats {
   int width_a = 0, width_b = 0;  // integer widths of the scaled rows/columns
   bool truncated = false;    // some rows/columns were truncated (verified path)
   std::int64_t fallback_entries = 0;  // entries recomputed by exact dot products
+  std::int64_t zero_entries = 0;      // small-path entries with only exact zero products
 };
 crt_stats last_crt_stats() noexcept;
 void clear_crt_stats() noexcept;
 // One more entry formed exactly (the small-product path's fallbacks).
 void count_exact_dot_entry() noexcept;
+void count_zero_entry() noexcept;
 
 // Shared with trsm.cpp: exec checks (threads, block, backend compiled in)
 // and the thread count an exec asks for (1 unless backend omp).

@@ -81,13 +81,17 @@ namespace detail {
 // backend, alpha == 0, k == 0 or an empty C); width_a / width_b: bits of the
 // scaled integer rows of op(A) / columns of op(B); truncated: some rows or
 // columns were wider and took the verified truncated path; exact_dot_entries:
-// entries computed by an exact dot product instead (inf/NaN in their row or
-// column, or a truncation bound that left the rounding undecided).
+// entries computed one by one instead (inf/NaN in their row or column, or a
+// truncation bound that left the rounding undecided): by the bounded Dot2
+// path where it decides, else by an exact dot product;
+// zero_entries: small-product entries whose products were all exact zeros,
+// finished without an accumulator.
 struct gemm_path {
   int moduli = 0;
   int width_a = 0, width_b = 0;
   bool truncated = false;
   std::int64_t exact_dot_entries = 0;
+  std::int64_t zero_entries = 0;
 };
 gemm_path last_gemm_path() noexcept;
 // Products of at most this many multiplications (m n k, with k <= 1024) take
