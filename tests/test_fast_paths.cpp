@@ -531,6 +531,44 @@ BOOST_AUTO_TEST_CASE(specials_per_row) {
     }
 }
 
+// Rows whose products are all exact zeros are finished without an
+// accumulator (zero_row): signed zeros in A and x (all -0, all +0, mixed
+// products), alpha < 0, beta 0, -0, 1 / 3 and -1 with y = +-0, normal, or
+// tiny (beta y inexact below the bound's range, so only the exact product
+// rounding in the mode gets it right), and a zero facing an infinity in x
+// (0 inf = NaN: not a zero row).
+BOOST_AUTO_TEST_CASE(zero_rows) {
+  restore_kernel_set restore;
+  for (layout lay : {layout::row_major, layout::col_major})
+    for (transpose t : {transpose::none, transpose::trans})
+      for (int with_inf = 0; with_inf < 2; ++with_inf) {
+        const std::int64_t rows = 20, cols = 7;
+        const std::int64_t m = t == transpose::none ? rows : cols, n = t == transpose::none ? cols : rows;
+        const std::int64_t lda = lay == layout::row_major ? n : m;
+        // Row kinds by i % 5: zeros (+0 products), -0 (-0 products), mixed
+        // signs; nonzeros facing x's zeros and a zero facing x_5 (a zero
+        // row through x; with_inf: 2 inf, not zero); an ordinary row. With
+        // with_inf the zero rows of A face x_3 = inf: NaN.
+        auto fill = [](std::int64_t i, std::int64_t j) -> double {
+          switch (i % 5) {
+            case 0: return 0.0;
+            case 1: return -0.0;
+            case 2: return j % 2 ? -0.0 : 0.0;
+            case 3: return j == 5 ? 0.0 : 2.0;
+            default: return 0.25 + static_cast<double>(i + j);
+          }
+        };
+        auto fillx = [with_inf](std::int64_t j) -> double {
+          if (j == 3 && with_inf) return INFINITY;
+          return j == 5 ? 1.5 : 0.0;  // x_5 nonzero: rows of zeros still give zero products
+        };
+        for (double alpha : {1.0, -0.75})
+          for (double beta : {0.0, -0.0, 1.0 / 3.0, -1.0})
+            check_gemv(gemv_case{lay, t, m, n, lda, 1, 1, alpha, beta}, fill, fillx,
+                       {0.0, -0.0, 0x1.5555555555555p-1000, 3.0, -0x1p-1070}, "zero rows");
+      }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(trsv_fast_path)

@@ -65,6 +65,36 @@ void fast_rows(const mat_view& A, std::int64_t i0, std::int64_t r, std::int64_t 
   }
 }
 
+// A row whose products are all exact zeros (each pair has a zero factor and
+// a finite other factor: structured matrices, Householder vectors with
+// zeros) has S = 0 exactly, which no bound decides when beta y is zero or
+// the mode is directed. Its entry follows round_axpby's rules without an
+// accumulator: round(beta y) for a nonzero beta y, else the IEEE sign of
+// alpha S + beta y, with S's zero sign from its products' signs (all -0:
+// -0, all +0: +0, mixed: +0, -0 downward). False: some product is not an
+// exact zero, or alpha, beta or y is not finite.
+bool zero_row(const mat_view& A, std::int64_t i, std::int64_t cols, const double* x, double alpha,
+              double beta, double& yi, rounding mode) noexcept {
+  if (!std::isfinite(alpha) || !std::isfinite(beta) || (beta != 0.0 && !std::isfinite(yi))) return false;
+  bool all_neg = true, all_pos = true;
+  for (std::int64_t j = 0; j < cols; ++j) {
+    const double av = A.at(i, j), xv = x[j];
+    if (!((av == 0.0 && std::isfinite(xv)) || (xv == 0.0 && std::isfinite(av)))) return false;
+    const bool sg = std::signbit(av) != std::signbit(xv);
+    all_neg = all_neg && sg;
+    all_pos = all_pos && !sg;
+  }
+  if (beta != 0.0 && yi != 0.0) {
+    yi = scale_only(beta, yi, mode);
+    return true;
+  }
+  const bool s_neg = all_neg ? true : (all_pos ? false : mode == rounding::downward);
+  const bool sign1 = std::signbit(alpha) != s_neg;
+  const bool sign2 = beta != 0.0 && std::signbit(beta) != std::signbit(yi);  // beta == 0: +0
+  yi = sign1 == sign2 ? (sign1 ? -0.0 : 0.0) : (mode == rounding::downward ? -0.0 : 0.0);
+  return true;
+}
+
 }  // namespace detail
 
 void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha,
@@ -143,7 +173,8 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
       bool left[block_rows];
       fast_rows(A, i0, r, cols, xs, alpha, beta, y, rows, incy, ex.mode, left);
       for (std::int64_t k = 0; k < r; ++k) {
-        if (!left[k]) continue;
+        if (!left[k] || zero_row(A, i0 + k, cols, xs, alpha, beta, y[vec_index(i0 + k, rows, incy)], ex.mode))
+          continue;
         superaccumulator acc;
         add_row_products(&acc, A, i0 + k, 1, xs, 0, cols, ex.backend, buf);
         exact_row(i0 + k, acc);
