@@ -727,6 +727,68 @@ BOOST_AUTO_TEST_CASE(ties_fall_back_per_entry) {
           }
 }
 
+// Rank-1 updates (k = 1, beta = 1: dger) take one vector pass per column
+// (rank1_nearest) and leave what its bound cannot decide to the scalar
+// paths: ties (c + alpha x y exactly a midpoint), exact results, signed
+// zeros, rows whose alpha x_i cannot be split exactly (tiny or huge x_i),
+// zero and special y_j, subnormal and overflowing results; every layout
+// and transpose, lengths around the vector width, all modes, against the
+// reference.
+BOOST_AUTO_TEST_CASE(rank1_updates) {
+  restore_kernel_set restore;
+  rng_t r(11);
+  for (layout lay : {layout::col_major, layout::row_major})
+    for (transpose ta : {transpose::none, transpose::trans})
+      for (transpose tb : {transpose::none, transpose::trans})
+        for (std::int64_t m : {1, 3, 4, 9, 37})
+          for (int kind = 0; kind < 6; ++kind) {
+            const std::int64_t n = 6;
+            std::vector<double> x(m), y(n);
+            for (std::int64_t i = 0; i < m; ++i) {
+              switch (kind) {
+                case 0: x[i] = uniform(r); break;
+                case 1: x[i] = i % 3 == 0 ? 0x1p-53 : (i % 3 == 1 ? -0.0 : 1.0); break;  // ties, zeros
+                case 2: x[i] = i % 4 == 0 ? 0x1p-1000 : (i % 4 == 1 ? 0x1p1000 : random_exp(r, -30, 30)); break;
+                case 3: x[i] = i == 1 ? INFINITY : (i == 2 ? NAN : random_exp(r, -1074, -1020)); break;
+                case 4: x[i] = i % 2 ? 0x1p-972 : random_exp(r, -975, -965); break;  // LAPACK's scaled tests
+                default: x[i] = random_exp(r, -545, -535); break;                     // results near 2^-1022
+              }
+            }
+            for (std::int64_t j = 0; j < n; ++j)
+              y[j] = j == 0 ? 0.0 : (j == 1 ? -1.0 : (kind == 1 ? 1.0 : (kind == 5 ? random_exp(r, -485, -478) : random_exp(r, -20, 20))));
+            // C: ones (the tie partner of 2^-53), signed zeros, randoms, near the top.
+            const std::int64_t ldc = (lay == layout::col_major ? m : n) + 2;
+            std::vector<double> c0(static_cast<std::size_t>(ldc * (lay == layout::col_major ? n : m)), 7.0);
+            for (std::int64_t i = 0; i < m; ++i)
+              for (std::int64_t j = 0; j < n; ++j) {
+                const std::size_t at = static_cast<std::size_t>(lay == layout::col_major ? i + j * ldc : i * ldc + j);
+                if (kind == 4)  // exact cancellations for alpha = 1 (x_i a power of two), else tiny values
+                  c0[at] = (i % 2 && (i + j) % 3) ? -(x[i] * y[j]) : random_exp(r, -1000, -960);
+                else if (kind == 5)
+                  c0[at] = random_exp(r, -1023, -1019);
+                else
+                  c0[at] = kind == 1 ? ((i + j) % 2 ? 1.0 : -0.0) : ((i + j) % 5 == 0 ? 0x1.fffffffffffffp1023 : uniform(r));
+              }
+            // op(A) is m x 1 (x), op(B) is 1 x n (y^T), stored per layout and transpose.
+            const std::int64_t lda = lay == layout::col_major ? (ta == transpose::none ? m : 1) : (ta == transpose::none ? 1 : m);
+            const std::int64_t ldb = lay == layout::col_major ? (tb == transpose::none ? 1 : n) : (tb == transpose::none ? n : 1);
+            for (double alpha : {1.0, -0x1.3p-3, 3.0})
+              for (rounding md : all_modes) {
+                std::vector<double> want = c0, got = c0;
+                exala::gemm(lay, ta, tb, m, n, 1, alpha, x.data(), lda, y.data(), ldb, 1.0, want.data(), ldc,
+                            exala::exec{backend::reference, 0, md});
+                exala::gemm(lay, ta, tb, m, n, 1, alpha, x.data(), lda, y.data(), ldb, 1.0, got.data(), ldc,
+                            exala::exec{backend::simd, 0, md});
+                for (std::size_t e = 0; e < got.size(); ++e)
+                  if (!same_bits(got[e], want[e])) {
+                    BOOST_ERROR("rank-1 kind " << kind << " m = " << m << " alpha " << alpha << " " << name(md)
+                                               << " entry " << e << ": " << hex(got[e]) << " vs " << hex(want[e]));
+                    break;
+                  }
+              }
+          }
+}
+
 // Entries whose products are all exact zeros (triangular factors: the
 // entries below a triangle's product, and a signed-zero row) are finished
 // without an accumulator: every sign rule (+0 / -0 products, alpha < 0,

@@ -231,6 +231,14 @@ bool detail::strided_bounded(const double* a, std::int64_t inc, const double* x,
   return k.strided_bounded != nullptr && k.strided_bounded(a, inc, x, n, terms, nterms, alpha, b, out);
 }
 
+bool detail::rank1_nearest(const double* uh, const double* ul, double b, double* c, std::size_t m,
+                           unsigned char* left, std::size_t& nleft) {
+  const detail::kernel_table& k = detail::active_kernels();
+  if (k.rank1_nearest == nullptr) return false;
+  nleft = k.rank1_nearest(uh, ul, b, c, m, left);
+  return true;
+}
+
 void detail::rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                           const double* x, bounded* out) {
   detail::active_kernels().rows_bounded(a, ld, r, n, x, out);

@@ -52,6 +52,12 @@ struct kernel_table {
                           const double* terms, std::size_t nterms, double alpha, double b, bounded& out);
   // dot_bounded's sum of x_i (absolute: of |x_i|), or false.
   bool (*sum_bounded)(const double* x, std::size_t n, bool absolute, bounded& out);
+  // One column of a rank-1 update to nearest (simd_kernels_impl.hpp,
+  // rank1_nearest_kernel): c[i] = round(c[i] + (uh[i] + ul[i]) b) where the
+  // bound decides, left[i] = 1 where it does not; returns how many are left.
+  // nullptr where a set has none.
+  std::size_t (*rank1_nearest)(const double* uh, const double* ul, double b, double* c, std::size_t m,
+                               unsigned char* left);
 };
 
 // Longest dot the bounded kernels take (their bound is stated for n <= 2^24).

@@ -31,6 +31,7 @@ struct v256 {
     else return _mm256_permute_pd(a, 0x5);
   }
   static double first(reg a) { return _mm256_cvtsd_f64(a); }
+  static reg select(mask m, reg yes, reg no) { return _mm256_blendv_pd(no, yes, m); }
   // The first k (0 <= k <= width) elements, zeros in the other lanes; reads
   // nothing beyond p[k - 1].
   static reg load_first(const double* p, int k) {
@@ -55,6 +56,7 @@ struct v256 {
   }
   static mask lt(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
   static mask gt(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_NLE_UQ); }  // NaN counts as out
+  static mask gt_ordered(reg a, reg b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }  // false on NaN
   // max that lets a NaN in b through (vmaxpd returns its second operand on NaN)
   static reg min(reg a, reg b) { return _mm256_min_pd(a, b); }
   static reg max_nan(reg acc, reg b) { return _mm256_max_pd(acc, b); }
@@ -131,6 +133,11 @@ void scal256(double alpha, double* x, std::size_t n) {
   for (; i < n; ++i) _mm_store_sd(x + i, _mm_mul_sd(a1, _mm_load_sd(x + i)));
 }
 
+std::size_t rank1_nearest256(const double* uh, const double* ul, double b, double* c, std::size_t m,
+                             unsigned char* left) {
+  return rank1_nearest_kernel<v256>(uh, ul, b, c, m, left);
+}
+
 bool dot_bounded256(const double* x, const double* y, std::size_t n, bounded& b) {
   return dot_bounded_kernel<v256>(x, y, n, b);
 }
@@ -145,7 +152,7 @@ void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_
 
 const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256,
                          rows_bounded256, 16, strided_bounded_kernel,
-                         sum_bounded256};
+                         sum_bounded256, rank1_nearest256};
 
 }  // namespace
 

@@ -32,6 +32,7 @@ struct v512 {
     else return _mm512_permute_pd(a, 0x55);
   }
   static double first(reg a) { return _mm512_cvtsd_f64(a); }
+  static reg select(mask m, reg yes, reg no) { return _mm512_mask_blend_pd(m, no, yes); }
   // The first k (0 <= k <= width) elements, zeros in the other lanes; reads
   // nothing beyond p[k - 1] (masked lanes do not fault).
   static reg load_first(const double* p, int k) {
@@ -59,6 +60,7 @@ struct v512 {
   }
   static mask lt(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
   static mask gt(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_NLE_UQ); }  // NaN counts as out
+  static mask gt_ordered(reg a, reg b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }  // false on NaN
   // max that lets a NaN in b through (vmaxpd returns its second operand on NaN)
   static reg min(reg a, reg b) { return _mm512_min_pd(a, b); }
   static reg max_nan(reg acc, reg b) { return _mm512_max_pd(acc, b); }
@@ -139,6 +141,11 @@ void scal512(double alpha, double* x, std::size_t n) {
   }
 }
 
+std::size_t rank1_nearest512(const double* uh, const double* ul, double b, double* c, std::size_t m,
+                             unsigned char* left) {
+  return rank1_nearest_kernel<v512>(uh, ul, b, c, m, left);
+}
+
 bool dot_bounded512(const double* x, const double* y, std::size_t n, bounded& b) {
   return dot_bounded_kernel<v512>(x, y, n, b);
 }
@@ -153,7 +160,7 @@ void rows_bounded512(const double* a, std::int64_t ld, std::size_t r, std::size_
 
 const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512, dot_bounded512,
                          rows_bounded512, 16, strided_bounded_kernel,
-                         sum_bounded512};
+                         sum_bounded512, rank1_nearest512};
 
 }  // namespace
 

@@ -814,6 +814,59 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
   else rows_bounded_lanes<V, UR>(a, ld, r, n, x, out);
 }
 
+// ------------------------------------------------------------ rank-1 columns
+//
+// c_i = round(c_i + alpha x_i b) to nearest, for one column of a rank-1
+// update (dger; gemm with k = 1 and beta = 1), one row per lane. With
+// alpha x_i = uh_i + ul_i exactly (the caller's TwoProd; a NaN uh_i marks
+// a row it could not split), the exact value is c + p + e + ul b, where
+// uh b = p + e (TwoProd, exact for |p| in [2^-968, DBL_MAX], checked) and
+// m = fl(ul b) is ul b within u |m| + 2^-1075. Then, as bounded_axpby does:
+// c + p = h1 + q1 (TwoSum), r = fl((e + m) + q1), H + L = h1 + r (TwoSum),
+// err = 2 (|e| + |m| + |q1|) 2^-50 + 2^-1000, and round_bounded's test to
+// nearest: |H| in [2^-960, 2^1022] and the signed L +- err strictly inside
+// the half gaps below and above |H|. Decided entries are written; left[i] is
+// 1 for the others (c_i untouched; the tail past the last full vector is
+// always left). Returns the number of entries left.
+template <class V>
+std::size_t rank1_nearest_kernel(const double* uh, const double* ul, double b, double* c, std::size_t m,
+                                 unsigned char* left) {
+  using reg = typename V::reg;
+  using mask = typename V::mask;
+  constexpr int W = V::width;
+  const reg vb = V::set1(b);
+  const reg tiny = V::set1(0x1p-968), huge = V::set1(0x1.fffffffffffffp+1023);
+  const reg lo_h = V::set1(0x1p-960), hi_h = V::set1(0x1p1022);
+  const reg half = V::set1(0.5), ulp_scale = V::set1(0x1p-52), err_scale = V::set1(0x1p-50);
+  const reg two = V::set1(2.0), abs_err = V::set1(0x1p-1000);
+  const auto exp_bits = V::iset1(0x7ff0000000000000LL), sign_bit = V::iset1(static_cast<long long>(0x8000000000000000ULL));
+  std::size_t i = 0, nleft = 0;
+  for (; i + W <= m; i += W) {
+    const reg u1 = V::load(uh + i), u2 = V::load(ul + i), cv = V::load(c + i);
+    reg p, e, h1, q1, hh, ll;
+    V::eft::two_prod(u1, vb, p, e);
+    const reg mm = V::mul(u2, vb);
+    V::eft::two_sum(cv, p, h1, q1);
+    const reg r = V::add(V::add(e, mm), q1);
+    V::eft::two_sum(h1, r, hh, ll);
+    const reg err = V::add(V::mul(two, V::mul(V::add(V::add(V::abs(e), V::abs(mm)), V::abs(q1)), err_scale)), abs_err);
+    const reg ap = V::abs(p), ah = V::abs(hh);
+    const reg g_up = V::mul(V::as_double(V::as_int(ah) & exp_bits), ulp_scale);  // ulp(|H|)
+    const reg g_dn = V::select(V::ne(ah, V::as_double(V::as_int(ah) & exp_bits)), g_up, V::mul(half, g_up));
+    const reg d = V::as_double(V::as_int(ll) ^ (V::as_int(hh) & sign_bit));  // L toward |H|
+    mask ok = V::mask_and(V::ge(ap, tiny), V::le(ap, huge));
+    ok = V::mask_and(ok, V::mask_and(V::ge(ah, lo_h), V::le(ah, hi_h)));
+    ok = V::mask_and(ok, V::lt(V::add(d, err), V::mul(half, g_up)));
+    ok = V::mask_and(ok, V::gt_ordered(V::sub(d, err), V::sub(V::zero(), V::mul(half, g_dn))));
+    V::store(c + i, V::select(ok, hh, cv));
+    const unsigned bits = V::mask_bits(ok);
+    nleft += static_cast<std::size_t>(W - __builtin_popcount(bits));
+    for (int k = 0; k < W; ++k) left[i + k] = static_cast<unsigned char>(((bits >> k) & 1u) ^ 1u);
+  }
+  for (; i < m; ++i, ++nleft) left[i] = 1;
+  return nleft;
+}
+
 // ------------------------------------------------------------ one strided row
 //
 // Dot2 in one scalar lane (FMA TwoProd on this set's FMA unit) of

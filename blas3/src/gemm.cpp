@@ -18,6 +18,7 @@
 #include <omp.h>
 #endif
 
+#include "exala/arith.hpp"
 #include "exala/blas1.hpp"
 #include "exala/blas3.hpp"
 #include "exala/checked.hpp"
@@ -125,6 +126,98 @@ bool zero_entry(const detail::gemm3::problem& p, std::int64_t i, std::int64_t j,
   c = detail::gemm3::finish(detail::gemm3::unpack(p.alpha), none, 1, false, 0,
                             detail::gemm3::unpack(beta_zero ? 0.0 : p.beta), beta_zero ? 0.0 : c, p.mode,
                             [s_neg] { return s_neg; });
+  return true;
+}
+
+// One rank-1 entry round(c + alpha a b) to nearest, or false: the bound on
+// the exact TwoProd of a b, then an exact cancellation (elimination steps
+// give c - l u = 0, which no bound decides: alpha a b = qh + ql + rh + rl
+// exactly, and c + qh an exact zero with nothing else left is round_axpby's
+// +0 of a cancellation).
+bool rank1_entry(double alpha, double a, double b, double c, double& v) {
+  if (!two_prod_is_exact(a, b)) return false;
+  const eft_pair s = two_prod(a, b);
+  if (exala::detail::round_bounded_axpby(alpha, exala::detail::bounded{s.hi, s.lo, 0.0}, 1.0, c,
+                                         rounding::to_nearest_even, v))
+    return true;
+  if (c != 0.0 && std::isfinite(c) && two_prod_is_exact(alpha, s.hi) && two_prod_is_exact(alpha, s.lo)) {
+    const eft_pair q = two_prod(alpha, s.hi), w = two_prod(alpha, s.lo);
+    if (c + q.hi == 0.0 && q.lo == 0.0 && w.hi == 0.0 && w.lo == 0.0) {
+      v = 0.0;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Rank-1 updates C + alpha x y^T to nearest (dger; gemm with k = 1 and
+// beta = 1): alpha x_i is split once per row (TwoProd), then each column is
+// one vector pass (rank1_nearest: TwoProd, two TwoSums and the decision in
+// SIMD lanes); the entries it leaves take the scalar bounded path, then the
+// zero and exact paths. False (nothing done) without a kernel for it.
+bool rank1_update(const detail::gemm3::problem& p) {
+  std::size_t nleft = 0;
+  if (!exala::detail::rank1_nearest(nullptr, nullptr, 0.0, nullptr, 0, nullptr, nleft)) return false;  // no kernel
+  constexpr std::size_t stack_rows = 256;
+  const auto m = static_cast<std::size_t>(p.m);
+  double uh_s[stack_rows], ul_s[stack_rows];
+  unsigned char left_s[stack_rows];
+  std::vector<double> uh_v, ul_v;
+  std::vector<unsigned char> left_v;
+  double *uh = uh_s, *ul = ul_s;
+  unsigned char* left = left_s;
+  if (m > stack_rows) {
+    uh_v.resize(m), ul_v.resize(m), left_v.resize(m);
+    uh = uh_v.data(), ul = ul_v.data(), left = left_v.data();
+  }
+  for (std::size_t i = 0; i < m; ++i) {
+    const double xi = p.opa(static_cast<std::int64_t>(i), 0);
+    if (two_prod_is_exact(p.alpha, xi)) {
+      const eft_pair s = two_prod(p.alpha, xi);
+      uh[i] = s.hi;
+      ul[i] = s.lo;
+    } else {
+      uh[i] = ul[i] = std::nan("");  // the kernel leaves the row to the paths below
+    }
+  }
+  for (std::int64_t j = 0; j < p.n; ++j) {
+    const double b = p.opb(0, j);
+    double* cj = p.c + j * p.ldc;
+    exala::detail::rank1_nearest(uh, ul, b, cj, m, left, nleft);  // present (checked above)
+    for (std::size_t i = 0; i < m && nleft > 0; ++i) {
+      if (!left[i]) continue;
+      --nleft;
+      const auto ii = static_cast<std::int64_t>(i);
+      const double a = p.opa(ii, 0);
+      double& c = cj[i];
+      double v;
+      if (rank1_entry(p.alpha, a, b, c, v)) {
+        c = v;
+        continue;
+      }
+      // Near the bottom of the range (LAPACK's tests scale matrices down to
+      // about 2^-970): the same with c and the smaller factor scaled up by
+      // 2^600, exactly; a result that is normal once scaled back down has
+      // the same rounding at both scales (below 2^-1022 it would not).
+      constexpr double up = 0x1p600, down = 0x1p-600;
+      if (std::fabs(c) < 0x1p-900 && std::isfinite(c)) {
+        const bool scale_a = std::fabs(a) <= std::fabs(b);
+        const double f = scale_a ? a : b;
+        if (std::fabs(f) < 0x1p400 &&
+            rank1_entry(p.alpha, scale_a ? a * up : a, scale_a ? b : b * up, c * up, v) &&
+            (v == 0.0 || std::fabs(v) >= 0x1p-422)) {
+          c = v * down;  // exact: a normal result, or +0
+          continue;
+        }
+      }
+      if (zero_entry(p, ii, j, c)) {
+        detail::gemm3::count_zero_entry();
+        continue;
+      }
+      detail::gemm3::entry_exact(p, ii, j, false);
+      detail::gemm3::count_exact_dot_entry();
+    }
+  }
   return true;
 }
 
@@ -264,6 +357,7 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   // (single-threaded: with T omp threads the engine's share is 1/T, so the
   // limit is T times lower)
   const int threads = threads_of(ex);
+  if (p.k == 1 && p.beta == 1.0 && p.mode == rounding::to_nearest_even && rank1_update(p)) return;
   if (p.k <= small_gemm_max_k &&
       p.m * p.n <= small_gemm_max_products.load(std::memory_order_relaxed) / threads / p.k &&
       exala::detail::rows_bounded_block() > 0) {

@@ -105,6 +105,14 @@ void rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n
 // scalar lane (short sequential rows), or false (also without a SIMD set).
 bool strided_bounded(const double* a, std::int64_t inc, const double* x, std::size_t n,
                      const double* terms, std::size_t nterms, double alpha, double b, bounded& out);
+// rank1_nearest: one column of a rank-1 update to nearest, c[i] =
+// round(c[i] + (uh[i] + ul[i]) b) with uh[i] + ul[i] = alpha x_i exactly
+// (a NaN uh[i] for a row the caller could not split): writes the entries
+// its bound decides and sets left[i] = 1 for the others (c[i] untouched),
+// nleft to their number. False (nothing written) where the active set has
+// no such kernel.
+bool rank1_nearest(const double* uh, const double* ul, double b, double* c, std::size_t m,
+                   unsigned char* left, std::size_t& nleft);
 }  // namespace detail
 
 // ------------------------------------------------------------ element-wise
