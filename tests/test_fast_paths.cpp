@@ -789,6 +789,53 @@ BOOST_AUTO_TEST_CASE(rank1_updates) {
           }
 }
 
+// Products with k = 2, alpha = 1, beta = 0 (drot: [x y] times a rotation)
+// take one vector pass per column (two_products_nearest); ties, exact
+// cancellations, zero factors b (a rotation with s = 0), a zero facing an
+// infinity, products below the TwoProd range and subnormal results go to the
+// scalar paths. All modes (the pass runs to nearest only), against the
+// reference.
+BOOST_AUTO_TEST_CASE(two_term_products) {
+  restore_kernel_set restore;
+  rng_t r(12);
+  for (std::int64_t m : {1, 4, 7, 33})
+    for (int kind = 0; kind < 5; ++kind)
+      for (int bk = 0; bk < 3; ++bk) {
+        std::vector<double> a(static_cast<std::size_t>(2 * m));  // column-major m x 2: x | y
+        for (std::int64_t i = 0; i < m; ++i) {
+          double& x = a[i];
+          double& y = a[m + i];
+          switch (kind) {
+            case 0: x = uniform(r), y = uniform(r); break;
+            case 1: x = i % 2 ? 1.0 : 0.75, y = i % 3 ? 0x1p-53 : -x; break;             // ties, cancellations
+            case 2: x = i == 0 ? INFINITY : uniform(r), y = i == 1 ? NAN : (i == 2 ? -0.0 : uniform(r)); break;
+            case 3: x = random_exp(r, -540, -530), y = random_exp(r, -540, -530); break;  // products near 2^-1070
+            default: x = random_exp(r, -30, 30), y = random_exp(r, -30, 30); break;
+          }
+        }
+        // B (2 x 2, column-major): a rotation, one with s = 0, or randoms.
+        const double cs = 0.6, sn = 0.8;
+        std::vector<double> b = bk == 0 ? std::vector<double>{cs, sn, -sn, cs}
+                                : bk == 1 ? std::vector<double>{1.0, 0.0, -0.0, 1.0}
+                                          : std::vector<double>{random_exp(r, -5, 5), random_exp(r, -540, -530),
+                                                                random_exp(r, -5, 5), 1.0};
+        if (kind == 3 && bk == 2) b = {random_exp(r, -540, -530), random_exp(r, -540, -530), 1.0, 1.0};
+        for (rounding md : all_modes) {
+          std::vector<double> want(static_cast<std::size_t>(2 * m), 5.0), got = want;
+          exala::gemm(layout::col_major, transpose::none, transpose::none, m, 2, 2, 1.0, a.data(), m, b.data(), 2,
+                      0.0, want.data(), m, exala::exec{backend::reference, 0, md});
+          exala::gemm(layout::col_major, transpose::none, transpose::none, m, 2, 2, 1.0, a.data(), m, b.data(), 2,
+                      0.0, got.data(), m, exala::exec{backend::simd, 0, md});
+          for (std::size_t e = 0; e < got.size(); ++e)
+            if (!same_bits(got[e], want[e])) {
+              BOOST_ERROR("two terms kind " << kind << " b " << bk << " m = " << m << " " << name(md) << " entry "
+                                            << e << ": " << hex(got[e]) << " vs " << hex(want[e]));
+              break;
+            }
+        }
+      }
+}
+
 // Entries whose products are all exact zeros (triangular factors: the
 // entries below a triangle's product, and a signed-zero row) are finished
 // without an accumulator: every sign rule (+0 / -0 products, alpha < 0,

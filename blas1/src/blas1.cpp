@@ -239,6 +239,14 @@ bool detail::rank1_nearest(const double* uh, const double* ul, double b, double*
   return true;
 }
 
+bool detail::two_products_nearest(const double* u, const double* v, double b0, double b1, double* c,
+                                  std::size_t m, unsigned char* left, std::size_t& nleft) {
+  const detail::kernel_table& k = detail::active_kernels();
+  if (k.two_products_nearest == nullptr) return false;
+  nleft = k.two_products_nearest(u, v, b0, b1, c, m, left);
+  return true;
+}
+
 void detail::rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                           const double* x, bounded* out) {
   detail::active_kernels().rows_bounded(a, ld, r, n, x, out);

@@ -58,6 +58,11 @@ struct kernel_table {
   // nullptr where a set has none.
   std::size_t (*rank1_nearest)(const double* uh, const double* ul, double b, double* c, std::size_t m,
                                unsigned char* left);
+  // c[i] = round(u[i] b0 + v[i] b1) to nearest where the bound decides
+  // (two_products_nearest_kernel), left[i] = 1 elsewhere; returns how many
+  // are left. nullptr where a set has none.
+  std::size_t (*two_products_nearest)(const double* u, const double* v, double b0, double b1, double* c,
+                                      std::size_t m, unsigned char* left);
 };
 
 // Longest dot the bounded kernels take (their bound is stated for n <= 2^24).

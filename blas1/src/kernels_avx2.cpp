@@ -133,6 +133,11 @@ void scal256(double alpha, double* x, std::size_t n) {
   for (; i < n; ++i) _mm_store_sd(x + i, _mm_mul_sd(a1, _mm_load_sd(x + i)));
 }
 
+std::size_t two_products_nearest256(const double* u, const double* v, double b0, double b1, double* c,
+                                    std::size_t m, unsigned char* left) {
+  return two_products_nearest_kernel<v256>(u, v, b0, b1, c, m, left);
+}
+
 std::size_t rank1_nearest256(const double* uh, const double* ul, double b, double* c, std::size_t m,
                              unsigned char* left) {
   return rank1_nearest_kernel<v256>(uh, ul, b, c, m, left);
@@ -152,7 +157,8 @@ void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_
 
 const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256,
                          rows_bounded256, 16, strided_bounded_kernel,
-                         sum_bounded256, rank1_nearest256};
+                         sum_bounded256, rank1_nearest256,
+                         two_products_nearest256};
 
 }  // namespace
 

@@ -867,6 +867,61 @@ std::size_t rank1_nearest_kernel(const double* uh, const double* ul, double b, d
   return nleft;
 }
 
+// c_i = round(u_i b0 + v_i b1) to nearest, for one column of a product with
+// k = 2 (drot: [x y] times a 2 x 2 rotation), one row per lane: TwoProd of
+// both products (exact for |p| in [2^-968, DBL_MAX], or exact zeros when
+// the factor b is 0 and u_i or v_i is finite), p1 + p2 = h + q (TwoSum),
+// r = fl((e1 + e2) + q), H + L = h + r (TwoSum), err = 2 (|e1| + |e2| + |q|)
+// 2^-50 + 2^-1000 (the sum has every term exact, so only r's three
+// roundings count), and round_bounded's test to nearest. Writes the
+// decided entries, left[i] = 1 for the others; returns how many are left.
+template <class V>
+std::size_t two_products_nearest_kernel(const double* u, const double* v, double b0, double b1, double* c,
+                                        std::size_t m, unsigned char* left) {
+  using reg = typename V::reg;
+  using mask = typename V::mask;
+  constexpr int W = V::width;
+  const reg vb0 = V::set1(b0), vb1 = V::set1(b1);
+  const bool zero0 = b0 == 0.0, zero1 = b1 == 0.0;
+  const reg tiny = V::set1(0x1p-968), huge = V::set1(0x1.fffffffffffffp+1023);
+  const reg lo_h = V::set1(0x1p-960), hi_h = V::set1(0x1p1022);
+  const reg half = V::set1(0.5), ulp_scale = V::set1(0x1p-52), err_scale = V::set1(0x1p-50);
+  const reg two = V::set1(2.0), abs_err = V::set1(0x1p-1000);
+  const auto exp_bits = V::iset1(0x7ff0000000000000LL), sign_bit = V::iset1(static_cast<long long>(0x8000000000000000ULL));
+  std::size_t i = 0, nleft = 0;
+  for (; i + W <= m; i += W) {
+    const reg uu = V::load(u + i), vv = V::load(v + i);
+    reg p1, e1, p2, e2, h, q, hh, ll;
+    V::eft::two_prod(uu, vb0, p1, e1);
+    V::eft::two_prod(vv, vb1, p2, e2);
+    // An exact product: in the TwoProd range, or a zero factor b with a
+    // finite other factor (then p = e = 0 exactly).
+    mask ok = zero0 ? V::le(V::abs(uu), huge) : V::mask_and(V::ge(V::abs(p1), tiny), V::le(V::abs(p1), huge));
+    ok = V::mask_and(ok, zero1 ? V::le(V::abs(vv), huge)
+                               : V::mask_and(V::ge(V::abs(p2), tiny), V::le(V::abs(p2), huge)));
+    if (zero0) p1 = e1 = V::zero();
+    if (zero1) p2 = e2 = V::zero();
+    V::eft::two_sum(p1, p2, h, q);
+    const reg r = V::add(V::add(e1, e2), q);
+    V::eft::two_sum(h, r, hh, ll);
+    const reg err = V::add(V::mul(two, V::mul(V::add(V::add(V::abs(e1), V::abs(e2)), V::abs(q)), err_scale)), abs_err);
+    const reg ah = V::abs(hh);
+    const reg g = V::as_double(V::as_int(ah) & exp_bits);
+    const reg g_up = V::mul(g, ulp_scale);
+    const reg g_dn = V::select(V::ne(ah, g), g_up, V::mul(half, g_up));
+    const reg d = V::as_double(V::as_int(ll) ^ (V::as_int(hh) & sign_bit));
+    ok = V::mask_and(ok, V::mask_and(V::ge(ah, lo_h), V::le(ah, hi_h)));
+    ok = V::mask_and(ok, V::lt(V::add(d, err), V::mul(half, g_up)));
+    ok = V::mask_and(ok, V::gt_ordered(V::sub(d, err), V::sub(V::zero(), V::mul(half, g_dn))));
+    V::store(c + i, V::select(ok, hh, V::load(c + i)));
+    const unsigned bits = V::mask_bits(ok);
+    nleft += static_cast<std::size_t>(W - __builtin_popcount(bits));
+    for (int k = 0; k < W; ++k) left[i + k] = static_cast<unsigned char>(((bits >> k) & 1u) ^ 1u);
+  }
+  for (; i < m; ++i, ++nleft) left[i] = 1;
+  return nleft;
+}
+
 // ------------------------------------------------------------ one strided row
 //
 // Dot2 in one scalar lane (FMA TwoProd on this set's FMA unit) of

@@ -221,6 +221,44 @@ bool rank1_update(const detail::gemm3::problem& p) {
   return true;
 }
 
+// Products with k = 2, alpha = 1, beta = 0, to nearest and op(A) stored by
+// columns (drot: [x y] times a 2 x 2 rotation): one vector pass per column
+// of C (two_products_nearest); the entries it leaves take the bounded Dot2
+// path of the small products, then the zero and exact paths. False (nothing
+// done) without a kernel for it.
+bool two_term_product(const detail::gemm3::problem& p) {
+  std::size_t nleft = 0;
+  if (!exala::detail::two_products_nearest(nullptr, nullptr, 0.0, 0.0, nullptr, 0, nullptr, nleft)) return false;
+  const auto m = static_cast<std::size_t>(p.m);
+  std::vector<unsigned char> left(m);
+  const double* u = p.a;
+  const double* v = p.a + p.lda;
+  for (std::int64_t j = 0; j < p.n; ++j) {
+    double* cj = p.c + j * p.ldc;
+    exala::detail::two_products_nearest(u, v, p.opb(0, j), p.opb(1, j), cj, m, left.data(), nleft);
+    for (std::size_t i = 0; i < m && nleft > 0; ++i) {
+      if (!left[i]) continue;
+      --nleft;
+      const auto ii = static_cast<std::int64_t>(i);
+      const double x[2] = {p.opa(ii, 0), p.opa(ii, 1)}, y[2] = {p.opb(0, j), p.opb(1, j)};
+      exala::detail::bounded s;
+      double w;
+      if (exala::detail::dot_bounded(x, y, 2, s) &&
+          exala::detail::round_bounded_axpby(1.0, s, 0.0, 0.0, p.mode, w)) {
+        cj[i] = w;
+        continue;
+      }
+      if (zero_entry(p, ii, j, cj[i])) {
+        detail::gemm3::count_zero_entry();
+        continue;
+      }
+      detail::gemm3::entry_exact(p, ii, j, false);
+      detail::gemm3::count_exact_dot_entry();
+    }
+  }
+  return true;
+}
+
 // Returns false, with C as it was, when too many entries would need their
 // exact path (structured inputs: exactly zero entries, which the bound never
 // decides, are common in factorizations): the caller then runs the engine,
@@ -358,6 +396,9 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   // limit is T times lower)
   const int threads = threads_of(ex);
   if (p.k == 1 && p.beta == 1.0 && p.mode == rounding::to_nearest_even && rank1_update(p)) return;
+  if (p.k == 2 && p.alpha == 1.0 && p.beta == 0.0 && !p.ta && p.mode == rounding::to_nearest_even &&
+      two_term_product(p))
+    return;
   if (p.k <= small_gemm_max_k &&
       p.m * p.n <= small_gemm_max_products.load(std::memory_order_relaxed) / threads / p.k &&
       exala::detail::rows_bounded_block() > 0) {

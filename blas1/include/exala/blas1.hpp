@@ -113,6 +113,11 @@ bool strided_bounded(const double* a, std::int64_t inc, const double* x, std::si
 // no such kernel.
 bool rank1_nearest(const double* uh, const double* ul, double b, double* c, std::size_t m,
                    unsigned char* left, std::size_t& nleft);
+// two_products_nearest: c[i] = round(u[i] b0 + v[i] b1) to nearest for the
+// entries its bound decides, left[i] = 1 (c[i] untouched) for the others,
+// nleft their number; false (nothing written) without such a kernel.
+bool two_products_nearest(const double* u, const double* v, double b0, double b1, double* c, std::size_t m,
+                          unsigned char* left, std::size_t& nleft);
 }  // namespace detail
 
 // ------------------------------------------------------------ element-wise
