@@ -816,6 +816,47 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
 
 // ------------------------------------------------------------ rank-1 columns
 //
+// round_bounded's test to nearest in SIMD lanes, for H + L = fl(H + L)
+// within err of an exact value: |H| in [2^-960, 2^1022] and the signed L
+// (toward |H|) plus and minus err strictly inside the half gaps below and
+// above |H| (the gap below halves at a power of two). store() writes the
+// decided lanes (H) and leaves the others as they were, sets their left
+// flags and returns how many are left.
+template <class V>
+struct nearest_lanes {
+  using reg = typename V::reg;
+  using mask = typename V::mask;
+  const reg lo_h = V::set1(0x1p-960), hi_h = V::set1(0x1p1022);
+  const reg half = V::set1(0.5), ulp_scale = V::set1(0x1p-52), err_scale = V::set1(0x1p-50);
+  const reg two = V::set1(2.0), abs_err = V::set1(0x1p-1000);
+  const reg tiny = V::set1(0x1p-968), huge = V::set1(0x1.fffffffffffffp+1023);  // TwoProd's exact range
+  const typename V::ireg exp_bits = V::iset1(0x7ff0000000000000LL);
+  const typename V::ireg sign_bit = V::iset1(static_cast<long long>(0x8000000000000000ULL));
+
+  // 2 (|a| + |b| + |c|) 2^-50 + 2^-1000: three roundings of the
+  // compensation sum plus the underflows (bounded_axpby's bound).
+  reg err_of(reg a, reg b, reg c) const {
+    return V::add(V::mul(two, V::mul(V::add(V::add(V::abs(a), V::abs(b)), V::abs(c)), err_scale)), abs_err);
+  }
+  mask exact_product(reg p) const { return V::mask_and(V::ge(V::abs(p), tiny), V::le(V::abs(p), huge)); }
+  mask decided(reg hh, reg ll, reg err) const {
+    const reg ah = V::abs(hh);
+    const reg g = V::as_double(V::as_int(ah) & exp_bits);  // 2^exponent(|H|)
+    const reg g_up = V::mul(g, ulp_scale);
+    const reg g_dn = V::select(V::ne(ah, g), g_up, V::mul(half, g_up));
+    const reg d = V::as_double(V::as_int(ll) ^ (V::as_int(hh) & sign_bit));
+    mask ok = V::mask_and(V::ge(ah, lo_h), V::le(ah, hi_h));
+    ok = V::mask_and(ok, V::lt(V::add(d, err), V::mul(half, g_up)));
+    return V::mask_and(ok, V::gt_ordered(V::sub(d, err), V::sub(V::zero(), V::mul(half, g_dn))));
+  }
+  std::size_t store(double* c, reg old, reg hh, mask ok, unsigned char* left) const {
+    V::store(c, V::select(ok, hh, old));
+    const unsigned bits = V::mask_bits(ok);
+    for (int k = 0; k < V::width; ++k) left[k] = static_cast<unsigned char>(((bits >> k) & 1u) ^ 1u);
+    return static_cast<std::size_t>(V::width - __builtin_popcount(bits));
+  }
+};
+
 // c_i = round(c_i + alpha x_i b) to nearest, for one column of a rank-1
 // update (dger; gemm with k = 1 and beta = 1), one row per lane. With
 // alpha x_i = uh_i + ul_i exactly (the caller's TwoProd; a NaN uh_i marks
@@ -823,23 +864,17 @@ void rows_bounded_kernel(const double* a, std::int64_t ld, std::size_t r, std::s
 // uh b = p + e (TwoProd, exact for |p| in [2^-968, DBL_MAX], checked) and
 // m = fl(ul b) is ul b within u |m| + 2^-1075. Then, as bounded_axpby does:
 // c + p = h1 + q1 (TwoSum), r = fl((e + m) + q1), H + L = h1 + r (TwoSum),
-// err = 2 (|e| + |m| + |q1|) 2^-50 + 2^-1000, and round_bounded's test to
-// nearest: |H| in [2^-960, 2^1022] and the signed L +- err strictly inside
-// the half gaps below and above |H|. Decided entries are written; left[i] is
-// 1 for the others (c_i untouched; the tail past the last full vector is
-// always left). Returns the number of entries left.
+// err = 2 (|e| + |m| + |q1|) 2^-50 + 2^-1000, and the test to nearest.
+// Decided entries are written; left[i] is 1 for the others (c_i
+// untouched; the tail past the last full vector is always left). Returns
+// the number of entries left.
 template <class V>
 std::size_t rank1_nearest_kernel(const double* uh, const double* ul, double b, double* c, std::size_t m,
                                  unsigned char* left) {
   using reg = typename V::reg;
-  using mask = typename V::mask;
   constexpr int W = V::width;
+  const nearest_lanes<V> t;
   const reg vb = V::set1(b);
-  const reg tiny = V::set1(0x1p-968), huge = V::set1(0x1.fffffffffffffp+1023);
-  const reg lo_h = V::set1(0x1p-960), hi_h = V::set1(0x1p1022);
-  const reg half = V::set1(0.5), ulp_scale = V::set1(0x1p-52), err_scale = V::set1(0x1p-50);
-  const reg two = V::set1(2.0), abs_err = V::set1(0x1p-1000);
-  const auto exp_bits = V::iset1(0x7ff0000000000000LL), sign_bit = V::iset1(static_cast<long long>(0x8000000000000000ULL));
   std::size_t i = 0, nleft = 0;
   for (; i + W <= m; i += W) {
     const reg u1 = V::load(uh + i), u2 = V::load(ul + i), cv = V::load(c + i);
@@ -849,19 +884,8 @@ std::size_t rank1_nearest_kernel(const double* uh, const double* ul, double b, d
     V::eft::two_sum(cv, p, h1, q1);
     const reg r = V::add(V::add(e, mm), q1);
     V::eft::two_sum(h1, r, hh, ll);
-    const reg err = V::add(V::mul(two, V::mul(V::add(V::add(V::abs(e), V::abs(mm)), V::abs(q1)), err_scale)), abs_err);
-    const reg ap = V::abs(p), ah = V::abs(hh);
-    const reg g_up = V::mul(V::as_double(V::as_int(ah) & exp_bits), ulp_scale);  // ulp(|H|)
-    const reg g_dn = V::select(V::ne(ah, V::as_double(V::as_int(ah) & exp_bits)), g_up, V::mul(half, g_up));
-    const reg d = V::as_double(V::as_int(ll) ^ (V::as_int(hh) & sign_bit));  // L toward |H|
-    mask ok = V::mask_and(V::ge(ap, tiny), V::le(ap, huge));
-    ok = V::mask_and(ok, V::mask_and(V::ge(ah, lo_h), V::le(ah, hi_h)));
-    ok = V::mask_and(ok, V::lt(V::add(d, err), V::mul(half, g_up)));
-    ok = V::mask_and(ok, V::gt_ordered(V::sub(d, err), V::sub(V::zero(), V::mul(half, g_dn))));
-    V::store(c + i, V::select(ok, hh, cv));
-    const unsigned bits = V::mask_bits(ok);
-    nleft += static_cast<std::size_t>(W - __builtin_popcount(bits));
-    for (int k = 0; k < W; ++k) left[i + k] = static_cast<unsigned char>(((bits >> k) & 1u) ^ 1u);
+    const auto ok = V::mask_and(t.exact_product(p), t.decided(hh, ll, t.err_of(e, mm, q1)));
+    nleft += t.store(c + i, cv, hh, ok, left + i);
   }
   for (; i < m; ++i, ++nleft) left[i] = 1;
   return nleft;
@@ -873,21 +897,16 @@ std::size_t rank1_nearest_kernel(const double* uh, const double* ul, double b, d
 // the factor b is 0 and u_i or v_i is finite), p1 + p2 = h + q (TwoSum),
 // r = fl((e1 + e2) + q), H + L = h + r (TwoSum), err = 2 (|e1| + |e2| + |q|)
 // 2^-50 + 2^-1000 (the sum has every term exact, so only r's three
-// roundings count), and round_bounded's test to nearest. Writes the
-// decided entries, left[i] = 1 for the others; returns how many are left.
+// roundings count), and the test to nearest. Writes the decided entries,
+// left[i] = 1 for the others; returns how many are left.
 template <class V>
 std::size_t two_products_nearest_kernel(const double* u, const double* v, double b0, double b1, double* c,
                                         std::size_t m, unsigned char* left) {
   using reg = typename V::reg;
-  using mask = typename V::mask;
   constexpr int W = V::width;
+  const nearest_lanes<V> t;
   const reg vb0 = V::set1(b0), vb1 = V::set1(b1);
   const bool zero0 = b0 == 0.0, zero1 = b1 == 0.0;
-  const reg tiny = V::set1(0x1p-968), huge = V::set1(0x1.fffffffffffffp+1023);
-  const reg lo_h = V::set1(0x1p-960), hi_h = V::set1(0x1p1022);
-  const reg half = V::set1(0.5), ulp_scale = V::set1(0x1p-52), err_scale = V::set1(0x1p-50);
-  const reg two = V::set1(2.0), abs_err = V::set1(0x1p-1000);
-  const auto exp_bits = V::iset1(0x7ff0000000000000LL), sign_bit = V::iset1(static_cast<long long>(0x8000000000000000ULL));
   std::size_t i = 0, nleft = 0;
   for (; i + W <= m; i += W) {
     const reg uu = V::load(u + i), vv = V::load(v + i);
@@ -896,27 +915,15 @@ std::size_t two_products_nearest_kernel(const double* u, const double* v, double
     V::eft::two_prod(vv, vb1, p2, e2);
     // An exact product: in the TwoProd range, or a zero factor b with a
     // finite other factor (then p = e = 0 exactly).
-    mask ok = zero0 ? V::le(V::abs(uu), huge) : V::mask_and(V::ge(V::abs(p1), tiny), V::le(V::abs(p1), huge));
-    ok = V::mask_and(ok, zero1 ? V::le(V::abs(vv), huge)
-                               : V::mask_and(V::ge(V::abs(p2), tiny), V::le(V::abs(p2), huge)));
+    auto ok = zero0 ? V::le(V::abs(uu), t.huge) : t.exact_product(p1);
+    ok = V::mask_and(ok, zero1 ? V::le(V::abs(vv), t.huge) : t.exact_product(p2));
     if (zero0) p1 = e1 = V::zero();
     if (zero1) p2 = e2 = V::zero();
     V::eft::two_sum(p1, p2, h, q);
     const reg r = V::add(V::add(e1, e2), q);
     V::eft::two_sum(h, r, hh, ll);
-    const reg err = V::add(V::mul(two, V::mul(V::add(V::add(V::abs(e1), V::abs(e2)), V::abs(q)), err_scale)), abs_err);
-    const reg ah = V::abs(hh);
-    const reg g = V::as_double(V::as_int(ah) & exp_bits);
-    const reg g_up = V::mul(g, ulp_scale);
-    const reg g_dn = V::select(V::ne(ah, g), g_up, V::mul(half, g_up));
-    const reg d = V::as_double(V::as_int(ll) ^ (V::as_int(hh) & sign_bit));
-    ok = V::mask_and(ok, V::mask_and(V::ge(ah, lo_h), V::le(ah, hi_h)));
-    ok = V::mask_and(ok, V::lt(V::add(d, err), V::mul(half, g_up)));
-    ok = V::mask_and(ok, V::gt_ordered(V::sub(d, err), V::sub(V::zero(), V::mul(half, g_dn))));
-    V::store(c + i, V::select(ok, hh, V::load(c + i)));
-    const unsigned bits = V::mask_bits(ok);
-    nleft += static_cast<std::size_t>(W - __builtin_popcount(bits));
-    for (int k = 0; k < W; ++k) left[i + k] = static_cast<unsigned char>(((bits >> k) & 1u) ^ 1u);
+    ok = V::mask_and(ok, t.decided(hh, ll, t.err_of(e1, e2, q)));
+    nleft += t.store(c + i, V::load(c + i), hh, ok, left + i);
   }
   for (; i < m; ++i, ++nleft) left[i] = 1;
   return nleft;

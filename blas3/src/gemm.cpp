@@ -129,6 +129,17 @@ bool zero_entry(const detail::gemm3::problem& p, std::int64_t i, std::int64_t j,
   return true;
 }
 
+// The last resorts of the vector passes below for one entry: the zero
+// path, else the exact one (both counted in last_gemm_path).
+void finish_left_entry(const detail::gemm3::problem& p, std::int64_t i, std::int64_t j, double& c) {
+  if (zero_entry(p, i, j, c)) {
+    detail::gemm3::count_zero_entry();
+    return;
+  }
+  detail::gemm3::entry_exact(p, i, j, false);
+  detail::gemm3::count_exact_dot_entry();
+}
+
 // One rank-1 entry round(c + alpha a b) to nearest, or false: the bound on
 // the exact TwoProd of a b, then an exact cancellation (elimination steps
 // give c - l u = 0, which no bound decides: alpha a b = qh + ql + rh + rl
@@ -210,12 +221,7 @@ bool rank1_update(const detail::gemm3::problem& p) {
           continue;
         }
       }
-      if (zero_entry(p, ii, j, c)) {
-        detail::gemm3::count_zero_entry();
-        continue;
-      }
-      detail::gemm3::entry_exact(p, ii, j, false);
-      detail::gemm3::count_exact_dot_entry();
+      finish_left_entry(p, ii, j, c);
     }
   }
   return true;
@@ -248,12 +254,7 @@ bool two_term_product(const detail::gemm3::problem& p) {
         cj[i] = w;
         continue;
       }
-      if (zero_entry(p, ii, j, cj[i])) {
-        detail::gemm3::count_zero_entry();
-        continue;
-      }
-      detail::gemm3::entry_exact(p, ii, j, false);
-      detail::gemm3::count_exact_dot_entry();
+      finish_left_entry(p, ii, j, cj[i]);
     }
   }
   return true;
