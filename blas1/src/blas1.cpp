@@ -247,6 +247,14 @@ bool detail::two_products_nearest(const double* u, const double* v, double b0, d
   return true;
 }
 
+bool detail::axpby_nearest(const double* hi, const double* lo, const double* err, double alpha, double beta,
+                           const double* y, double* out, std::size_t r, unsigned char* left, std::size_t& nleft) {
+  const detail::kernel_table& k = detail::active_kernels();
+  if (k.axpby_nearest == nullptr) return false;
+  nleft = k.axpby_nearest(hi, lo, err, alpha, beta, y, out, r, left);
+  return true;
+}
+
 void detail::rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                           const double* x, bounded* out) {
   detail::active_kernels().rows_bounded(a, ld, r, n, x, out);

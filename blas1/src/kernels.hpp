@@ -63,6 +63,11 @@ struct kernel_table {
   // are left. nullptr where a set has none.
   std::size_t (*two_products_nearest)(const double* u, const double* v, double b0, double b1, double* c,
                                       std::size_t m, unsigned char* left);
+  // out[i] = round(alpha S_i + beta y[i]) to nearest for bounded S_i given
+  // as hi, lo, err arrays (axpby_nearest_kernel), left[i] = 1 where the
+  // bound does not decide; returns how many are left. nullptr where none.
+  std::size_t (*axpby_nearest)(const double* hi, const double* lo, const double* err, double alpha, double beta,
+                               const double* y, double* out, std::size_t r, unsigned char* left);
 };
 
 // Longest dot the bounded kernels take (their bound is stated for n <= 2^24).

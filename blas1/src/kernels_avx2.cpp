@@ -138,6 +138,11 @@ std::size_t two_products_nearest256(const double* u, const double* v, double b0,
   return two_products_nearest_kernel<v256>(u, v, b0, b1, c, m, left);
 }
 
+std::size_t axpby_nearest256(const double* hi, const double* lo, const double* err, double alpha, double beta,
+                             const double* y, double* out, std::size_t r, unsigned char* left) {
+  return axpby_nearest_kernel<v256>(hi, lo, err, alpha, beta, y, out, r, left);
+}
+
 std::size_t rank1_nearest256(const double* uh, const double* ul, double b, double* c, std::size_t m,
                              unsigned char* left) {
   return rank1_nearest_kernel<v256>(uh, ul, b, c, m, left);
@@ -158,7 +163,7 @@ void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_
 const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256,
                          rows_bounded256, 16, strided_bounded_kernel,
                          sum_bounded256, rank1_nearest256,
-                         two_products_nearest256};
+                         two_products_nearest256, axpby_nearest256};
 
 }  // namespace
 

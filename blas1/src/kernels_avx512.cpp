@@ -146,6 +146,11 @@ std::size_t two_products_nearest512(const double* u, const double* v, double b0,
   return two_products_nearest_kernel<v512>(u, v, b0, b1, c, m, left);
 }
 
+std::size_t axpby_nearest512(const double* hi, const double* lo, const double* err, double alpha, double beta,
+                             const double* y, double* out, std::size_t r, unsigned char* left) {
+  return axpby_nearest_kernel<v512>(hi, lo, err, alpha, beta, y, out, r, left);
+}
+
 std::size_t rank1_nearest512(const double* uh, const double* ul, double b, double* c, std::size_t m,
                              unsigned char* left) {
   return rank1_nearest_kernel<v512>(uh, ul, b, c, m, left);
@@ -166,7 +171,7 @@ void rows_bounded512(const double* a, std::int64_t ld, std::size_t r, std::size_
 const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512, dot_bounded512,
                          rows_bounded512, 16, strided_bounded_kernel,
                          sum_bounded512, rank1_nearest512,
-                         two_products_nearest512};
+                         two_products_nearest512, axpby_nearest512};
 
 }  // namespace
 

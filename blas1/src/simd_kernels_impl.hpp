@@ -891,6 +891,47 @@ std::size_t rank1_nearest_kernel(const double* uh, const double* ul, double b, d
   return nleft;
 }
 
+// out_i = round(alpha S_i + beta y_i) to nearest for r bounded values S_i
+// (|S_i - (hi_i + lo_i)| <= err_i; a NaN err_i marks one that could not be
+// bounded), one per lane: bounded_axpby's composition and bound (alpha
+// hi = ph + pl and beta y = bh + bl by TwoProd, exact for |ph|, |bh| in
+// [2^-968, DBL_MAX] or a zero y; m = fl(alpha lo); ph + bh = h1 + q1;
+// r = ((pl + m) + bl) + q1; H + L = h1 + r; err = 2 (|alpha| err_i +
+// (|pl| + |m| + |bl| + |q1|) 2^-50) + 2^-1000) and the test to nearest.
+// beta == 0: y is not read. Writes out_i for decided lanes, left_i = 1 for
+// the others; returns how many are left.
+template <class V>
+std::size_t axpby_nearest_kernel(const double* hi, const double* lo, const double* err, double alpha, double beta,
+                                 const double* y, double* out, std::size_t r, unsigned char* left) {
+  using reg = typename V::reg;
+  constexpr int W = V::width;
+  const nearest_lanes<V> t;
+  const reg va = V::set1(alpha), vbeta = V::set1(beta), aabs = V::set1(alpha < 0.0 ? -alpha : alpha);
+  const bool beta_zero = beta == 0.0;
+  std::size_t i = 0, nleft = 0;
+  for (; i + W <= r; i += W) {
+    reg ph, pl, bh = V::zero(), bl = V::zero(), h1, q1, hh, ll;
+    V::eft::two_prod(va, V::load(hi + i), ph, pl);
+    auto ok = t.exact_product(ph);
+    if (!beta_zero) {
+      const reg yy = V::load(y + i);
+      V::eft::two_prod(vbeta, yy, bh, bl);
+      ok = V::mask_and(ok, V::mask_or(t.exact_product(bh), V::mask_and(V::le(V::abs(yy), V::zero()),
+                                                                      V::le(V::abs(vbeta), t.huge))));
+    }
+    const reg m = V::mul(va, V::load(lo + i));
+    V::eft::two_sum(ph, bh, h1, q1);
+    const reg rr = V::add(V::add(V::add(pl, m), bl), q1);
+    V::eft::two_sum(h1, rr, hh, ll);
+    const reg mags = V::add(V::add(V::add(V::abs(pl), V::abs(m)), V::abs(bl)), V::abs(q1));
+    const reg e = V::add(V::mul(t.two, V::add(V::mul(aabs, V::load(err + i)), V::mul(mags, t.err_scale))), t.abs_err);
+    ok = V::mask_and(ok, t.decided(hh, ll, e));
+    nleft += t.store(out + i, V::zero(), hh, ok, left + i);
+  }
+  for (; i < r; ++i, ++nleft) left[i] = 1;
+  return nleft;
+}
+
 // c_i = round(u_i b0 + v_i b1) to nearest, for one column of a product with
 // k = 2 (drot: [x y] times a 2 x 2 rotation), one row per lane: TwoProd of
 // both products (exact for |p| in [2^-968, DBL_MAX], or exact zeros when

@@ -118,6 +118,12 @@ bool rank1_nearest(const double* uh, const double* ul, double b, double* c, std:
 // nleft their number; false (nothing written) without such a kernel.
 bool two_products_nearest(const double* u, const double* v, double b0, double b1, double* c, std::size_t m,
                           unsigned char* left, std::size_t& nleft);
+// axpby_nearest: out[i] = round(alpha S_i + beta y[i]) to nearest for the
+// r values S_i bounded as hi, lo, err arrays (round_bounded_axpby's
+// composition in SIMD lanes; beta == 0: y not read), left[i] = 1 where the
+// bound does not decide, nleft their number; false without such a kernel.
+bool axpby_nearest(const double* hi, const double* lo, const double* err, double alpha, double beta,
+                   const double* y, double* out, std::size_t r, unsigned char* left, std::size_t& nleft);
 }  // namespace detail
 
 // ------------------------------------------------------------ element-wise
