@@ -299,11 +299,23 @@ bool short_exact(std::int64_t n, const exec& ex) {
   return n <= short_dot_pack && (ex.backend == backend::simd || ex.backend == backend::omp);
 }
 
+// The exact terms of a call the bound did not decide: a short call's direct
+// deposits (short_exact), else the blocked kernels. Arguments checked.
+void exact_terms(superaccumulator& acc, op o, const vec& x, const vec& y, const exec& ex) {
+  if (short_exact(x.n, ex)) reference_range(acc, o, x, y);
+  else accumulate(acc, o, x, y, ex);
+}
+
+// Calls that try the bounded fast path first: 1 .. short_dot_max terms on
+// the simd and omp backends.
+bool short_path(std::int64_t n, const exec& ex) {
+  return n != 0 && n <= short_dot_max && (ex.backend == backend::simd || ex.backend == backend::omp);
+}
+
 // The short dot's value bounded by the fast path, or false (see dot_bounded).
 bool short_dot_bounded(std::int64_t n, const double* x, std::int64_t incx, const double* y,
                        std::int64_t incy, const exec& ex, detail::bounded& out) {
-  if (n == 0 || n > short_dot_max || (ex.backend != backend::simd && ex.backend != backend::omp))
-    return false;
+  if (!short_path(n, ex)) return false;
   const auto len = static_cast<std::size_t>(n);
   // inc = -1 for both visits the same pairs in the opposite order, which
   // the correctly rounded result cannot see.
@@ -334,11 +346,7 @@ double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, 
   double r;
   if (short_dot(n, x, incx, y, incy, ex, r)) return r;
   superaccumulator acc;
-  if (short_exact(n, ex)) {
-    reference_range(acc, op::dot, vec{x, incx, n}, vec{y, incy, n});
-    return acc.round(ex.mode);
-  }
-  accumulate(acc, op::dot, vec{x, incx, n}, vec{y, incy, n}, ex);  // arguments checked above
+  exact_terms(acc, op::dot, vec{x, incx, n}, vec{y, incy, n}, ex);  // arguments checked above
   return acc.round(ex.mode);
 }
 
@@ -351,9 +359,8 @@ double nrm2(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) 
   detail::bounded b;
   double r;
   if (short_dot_bounded(n, x, incx, x, incx, ex, b) && detail::round_bounded_sqrt(b, ex.mode, r)) return r;
-  superaccumulator acc;  // x_i * x_i exactly, through the dot kernels
-  if (short_exact(n, ex)) reference_range(acc, op::dot, vec{x, incx, n}, vec{x, incx, n});
-  else accumulate(acc, op::dot, vec{x, incx, n}, vec{x, incx, n}, ex);
+  superaccumulator acc;  // x_i * x_i exactly
+  exact_terms(acc, op::dot, vec{x, incx, n}, vec{x, incx, n}, ex);
   return acc.round_sqrt(ex.mode);
 }
 
@@ -364,8 +371,7 @@ namespace {
 // on the stack. False: the exact path decides.
 bool short_sum(bool absolute, std::int64_t n, const double* x, std::int64_t incx, const exec& ex,
                double& out) {
-  if (n == 0 || n > short_dot_max || (ex.backend != backend::simd && ex.backend != backend::omp))
-    return false;
+  if (!short_path(n, ex)) return false;
   const detail::kernel_table& k = detail::active_kernels();
   if (k.sum_bounded == nullptr) return false;
   detail::bounded b;
@@ -381,10 +387,6 @@ bool short_sum(bool absolute, std::int64_t n, const double* x, std::int64_t incx
   return detail::round_bounded(b.hi, b.lo, b.err, ex.mode, out);
 }
 
-}  // namespace
-
-namespace {
-
 // sum (absolute false) or asum: the bounded path, a short call's direct
 // exact path, or the blocked kernels.
 double sum_or_asum(bool absolute, std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
@@ -393,11 +395,7 @@ double sum_or_asum(bool absolute, std::int64_t n, const double* x, std::int64_t 
   double r;
   if (short_sum(absolute, n, x, incx, ex, r)) return r;
   superaccumulator acc;
-  if (short_exact(n, ex)) {
-    reference_range(acc, absolute ? op::asum : op::sum, vec{x, incx, n}, vec{nullptr, 0, n});
-    return acc.round(ex.mode);
-  }
-  accumulate(acc, absolute ? op::asum : op::sum, vec{x, incx, n}, vec{nullptr, 0, n}, ex);  // checked above
+  exact_terms(acc, absolute ? op::asum : op::sum, vec{x, incx, n}, vec{nullptr, 0, n}, ex);  // checked above
   return acc.round(ex.mode);
 }
 
@@ -410,7 +408,6 @@ double sum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
 double asum(std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
   return sum_or_asum(true, n, x, incx, ex);
 }
-
 
 double dot(std::span<const double> x, std::span<const double> y, const exec& ex) {
   if (x.size() != y.size())

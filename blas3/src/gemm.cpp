@@ -112,15 +112,9 @@ constexpr std::int64_t small_gemm_max_k = 1024;
 // the engine's rules (finish: the IEEE zero sign of S from its products'
 // signs), without an accumulator. False: some product is not an exact zero.
 bool zero_entry(const detail::gemm3::problem& p, std::int64_t i, std::int64_t j, double& c) {
-  bool all_neg = true, all_pos = true;
-  for (std::int64_t l = 0; l < p.k; ++l) {
-    const double av = p.opa(i, l), bv = p.opb(l, j);
-    if (!((av == 0.0 && std::isfinite(bv)) || (bv == 0.0 && std::isfinite(av)))) return false;
-    const bool sg = std::signbit(av) != std::signbit(bv);
-    all_neg = all_neg && sg;
-    all_pos = all_pos && !sg;
-  }
-  const bool s_neg = all_neg ? true : (all_pos ? false : p.mode == rounding::downward);
+  const detail::gemm3::zero_sum_sign z = detail::gemm3::zero_sign_of(p, i, j);
+  if (!z.exact_zeros) return false;
+  const bool s_neg = z.neg;
   const std::uint64_t none[1] = {0};
   const bool beta_zero = p.beta == 0.0;  // -0 too: beta = +0, c not read, as in the engine
   c = detail::gemm3::finish(detail::gemm3::unpack(p.alpha), none, 1, false, 0,

@@ -763,22 +763,8 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
         const double cv = beta_zero ? 0.0 : cij;
         const int s = si.scale + sj.scale;
         if ((!si.truncated && !sj.truncated) || si.skip || sj.skip) {
-          auto zero_sign = [&]() {
-            // The IEEE sign of the exact-zero S_ij as the accumulator rounds
-            // it: -0 if every product is -0, +0 if every product is +0, else
-            // +0 (-0 downward).
-            bool all_neg = true, all_pos = true;
-            for (std::int64_t l = 0; l < k; ++l) {
-              const double av = p.opa(i, l), bv = p.opb(l, j);
-              if (av != 0.0 && bv != 0.0) return p.mode == rounding::downward;
-              const bool sg = std::signbit(av) != std::signbit(bv);
-              all_neg = all_neg && sg;
-              all_pos = all_pos && !sg;
-            }
-            if (all_neg) return true;
-            if (all_pos) return false;
-            return p.mode == rounding::downward;
-          };
+          // The IEEE sign of the exact-zero S_ij as the accumulator rounds it.
+          auto zero_sign = [&]() { return zero_sign_of(p, i, j).neg; };
           cij = finish(alpha, mag, xn, neg, s, beta, cv, p.mode, zero_sign);
         } else {
           // D = 2^dexp >= the truncation bound (see truncation_bound)

@@ -2,6 +2,7 @@
 // paths it shares with the front end (gemm.cpp).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "exala/backend.hpp"
@@ -35,6 +36,30 @@ struct problem {
     return tb ? b[j + l * ldb] : b[l + j * ldb];
   }
 };
+
+// The IEEE zero sign of S_ij as the accumulator rounds an exact zero: -0 if
+// every product is -0, +0 if every product is +0, else +0 (-0 downward); a
+// product with two nonzero factors (an exact cancellation) counts as mixed.
+// exact_zeros: every product is an exact zero (a zero factor facing a
+// finite one), so that S_ij = 0 exactly.
+struct zero_sum_sign {
+  bool neg;
+  bool exact_zeros;
+};
+inline zero_sum_sign zero_sign_of(const problem& p, std::int64_t i, std::int64_t j) noexcept {
+  bool all_neg = true, all_pos = true, exact = true;
+  for (std::int64_t l = 0; l < p.k; ++l) {
+    const double av = p.opa(i, l), bv = p.opb(l, j);
+    if (av != 0.0 && bv != 0.0) return {p.mode == rounding::downward, false};
+    exact = exact && std::isfinite(av == 0.0 ? bv : av);  // the other factor finite
+    const bool sg = std::signbit(av) != std::signbit(bv);
+    all_neg = all_neg && sg;
+    all_pos = all_pos && !sg;
+  }
+  if (all_neg) return {true, exact};
+  if (all_pos) return {false, exact};
+  return {p.mode == rounding::downward, exact};
+}
 
 // The exact sum S_ij = sum_l op(A)_il op(B)_lj, added into acc: the plain
 // scalar loop (reference) or the blas1 dot kernels (simd).
