@@ -45,6 +45,7 @@
 
 #include "backend_matrix.hpp"
 #include "exala/blas2.hpp"
+#include "exala/blas1.hpp"
 #include "exala/blas3.hpp"
 #include "exala/error.hpp"
 #include "mpfr_oracle.hpp"
@@ -1166,6 +1167,82 @@ BOOST_AUTO_TEST_CASE(trsm_blocks_and_sizes) {
     check_trsm(p, f, {RN});
     p = make_trsm(layout::col_major, sd, uplo::lower, transpose::none, diag::non_unit, 3, 0, 1.0, false, r);
     check_trsm(p, f, {RN});
+  }
+}
+
+// The blocked path (simd, omp; >= 4 right-hand sides): numerators' known
+// parts from the unrounded gemm engine, the diagonal blocks in SIMD lanes,
+// undecided entries exact. Every side x uplo x transpose x diag x layout with
+// more rows than a block (blocks that do not divide the order), special
+// values in B and in A, exact zero numerators with their signs, wide data
+// (the engine truncates), all rounding modes: bits equal to trsv_scaled per
+// right-hand side.
+BOOST_AUTO_TEST_CASE(trsm_blocked_path) {
+  restore_kernel_set restore;
+  failures f;
+  rng_t r(4005);
+  int idx = 0;
+  for (layout lay : layouts)
+    for (side sd : {side::left, side::right})
+      for (uplo ul : {uplo::lower, uplo::upper})
+        for (transpose tr : transposes)
+          for (diag dg : {diag::non_unit, diag::unit}) {
+            const bool hard = idx % 3 == 2;
+            const std::int64_t m = sd == side::left ? 29 + idx % 5 : 6 + idx % 7;
+            const std::int64_t n = sd == side::left ? 6 + idx % 7 : 29 + idx % 5;
+            const double alpha = idx % 4 == 1 ? -0.75 : 1.0;
+            check_trsm(make_trsm(lay, sd, ul, tr, dg, m, n, alpha, hard, r), f,
+                       {all_modes[static_cast<std::size_t>(idx) % 4]}, {0, 5, 8});
+            ++idx;
+          }
+  // Specials: NaN and inf in B (their columns' later entries exact), inf in
+  // an off-diagonal entry of A (its row exact in every right-hand side).
+  {
+    trsm_problem p = make_trsm(layout::col_major, side::left, uplo::lower, transpose::none, diag::non_unit,
+                               23, 9, 1.0, false, r);
+    p.b(3, 1) = qnan;
+    p.b(0, 4) = inf;
+    p.b(12, 6) = -inf;
+    p.a(17, 2) = inf;
+    check_trsm(p, f, {RN, rounding::upward}, {0, 4});
+  }
+  // Exact zero numerators: integer data with B = T X0, X0 holding zeros of
+  // both signs, so that many x_i are exact zeros whose signs come from the
+  // products (the exact fallback's zero-sign rule).
+  for (rounding md : {RN, rounding::downward}) {
+    trsm_problem p = make_trsm(layout::row_major, side::left, uplo::upper, transpose::none, diag::non_unit,
+                               20, 8, 1.0, false, r);
+    for (std::int64_t i = 0; i < 20; ++i)
+      for (std::int64_t j = 0; j < 20; ++j)
+        if (j > i) p.a(i, j) = static_cast<double>(static_cast<int>(r() % 5) - 2);
+        else if (i == j) p.a(i, j) = (r() & 1) ? 1.0 : -2.0;
+    for (std::int64_t q = 0; q < 8; ++q)
+      for (std::int64_t i = 0; i < 20; ++i) {
+        double v = r() % 3 == 0 ? static_cast<double>(static_cast<int>(r() % 7) - 3) : 0.0;
+        if (v == 0.0 && (r() & 1)) v = -0.0;
+        p.b(i, q) = v;  // X0; B = T X0 below (exact: small integers)
+      }
+    mat x0 = p.b;
+    for (std::int64_t q = 0; q < 8; ++q)
+      for (std::int64_t i = 0; i < 20; ++i) {
+        double acc = 0.0;
+        for (std::int64_t j = i; j < 20; ++j) acc += p.a(i, j) * x0(j, q);
+        p.b(i, q) = acc;
+      }
+    check_trsm(p, f, {md}, {0, 3});
+  }
+  // A larger system with the default block (several engine calls), and a
+  // check that the engine took part.
+  {
+    trsm_problem p = make_trsm(layout::col_major, side::left, uplo::lower, transpose::none, diag::non_unit,
+                               410, 12, 1.0, false, r);
+    check_trsm(p, f, {RN});
+    restore_kernel_set again;
+    const stored sa = store(p.a, false, p.lay, p.pad_a);
+    stored sb = store(p.b, false, p.lay, p.pad_b);
+    exala::trsm(p.lay, p.sd, p.ul, p.tr, p.dg, p.m, p.n, p.alpha, sa.ptr(), sa.ld, sb.ptr(), sb.ld,
+                exala::exec{backend::simd});
+    if (exala::detail::rows_bounded_block() > 0) BOOST_TEST(exala::detail::last_gemm_path().moduli > 0);
   }
 }
 

@@ -182,11 +182,9 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
           xneg[i] = -xi;
           continue;
         }
-        // Undecided: the exact numerator, panel part first, then as below.
-        if (acc.empty()) acc.resize(static_cast<std::size_t>(bs));
-        acc[r].clear();
-        acc[r].add_product(alpha, b[i]);
-        add_row_products(&acc[r], A, i, 1, xneg.data(), k0, k1, ex.backend, buf);
+        // Undecided: x_i from its exact numerator.
+        xneg[i] = -detail::trsv_entry_exact(lay, ul, trans, dg, n, alpha, b[i], a, lda, xneg.data(), i, ex);
+        continue;
       }
       superaccumulator& ai = acc[r];
       // Short in-block rows go product by product (cheaper than a kernel call).
@@ -206,6 +204,28 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
     }
   }
   for (std::int64_t i = 0; i < n; ++i) x[vec_index(i, n, incx)] = -xneg[i];
+}
+
+double detail::trsv_entry_exact(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n,
+                                double alpha, double bi, const double* a, std::int64_t lda,
+                                const double* xneg, std::int64_t i, const exec& ex) {
+  const mat_view A = op_view(lay, trans, a, lda);
+  const bool forward = (ul == uplo::lower) == (trans == transpose::none);
+  const std::int64_t j0 = forward ? 0 : i + 1, j1 = forward ? i : n;
+  superaccumulator acc;
+  acc.add_product(alpha, bi);
+  std::vector<double> buf;
+  add_row_products(&acc, A, i, 1, xneg, j0, j1, ex.backend == backend::reference ? backend::reference
+                                                                                    : backend::simd,
+                   buf);
+  const bool unit = dg == diag::unit;
+  auto solve = [&] { return unit ? acc.round(ex.mode) : round_div(acc, A.at(i, i), ex.mode); };
+  double xi = solve();
+  if (xi == 0.0) {  // the IEEE sign of a zero numerator comes from the products' zero signs
+    acc.or_flags(product_zero_flags(A, i, xneg, j0, j1));
+    xi = solve();
+  }
+  return xi;
 }
 
 void trsv(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const double* a,

@@ -69,6 +69,8 @@ const kernel_set_table& kernels_for(kernel_set k) {
 
 }  // namespace
 
+const kernel_set_table& active_gemm_kernels() { return kernels_for(active_kernel_set()); }
+
 void check_exec(const exec& ex) {
   if (ex.threads < 0 || ex.threads > max_threads)
     throw invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) + "], got " +
@@ -386,7 +388,7 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
     return;
   }
   // A bad EXALA_SIMD throws here, before any parallel region.
-  const kernel_set_table& ks = kernels_for(active_kernel_set());
+  const kernel_set_table& ks = active_gemm_kernels();
   // (single-threaded: with T omp threads the engine's share is 1/T, so the
   // limit is T times lower)
   const int threads = threads_of(ex);

@@ -240,6 +240,40 @@ inline void add_signed(const u64* mag, bool neg, const u64* d, bool dneg, u64* r
   }
 }
 
+// X 2^s (X = (-1)^neg mag, n limbs, |X| < 2^(64 n - 1)) as hi + lo with
+// |X 2^s - hi - lo| <= err, for the unrounded output (problem::c_lo):
+// hi = round(X 2^s) to nearest; if ulp(hi) >= 2^s, hi = H 2^s for an integer
+// H and R = X - H is exact, lo = round(R 2^s) to nearest, and |R 2^s - lo|
+// <= ulp(lo) / 2 <= 2^-53 |lo| + 2^-1075; if ulp(hi) < 2^s, X has fewer
+// than 54 significant bits (its rounding would have an ulp >= 2^s), so hi
+// is X 2^s exactly (lo = 0). err = inf when hi overflows.
+inline void split_hi_lo(const u64* mag, int n, bool neg, int s, double& hi, double& lo,
+                        double& err) noexcept {
+  lo = err = 0.0;
+  hi = 0.0;
+  if (top_bit(mag, n) < 0) return;
+  hi = round_mag(mag, n, s, neg, rounding::to_nearest_even);
+  if (!std::isfinite(hi)) {
+    err = k_inf;
+    return;
+  }
+  const scalar h = unpack(hi);
+  const int sh = h.exp - s;
+  if (sh < 0) return;
+  u64 hm[x_limbs + 1] = {};  // H = mant 2^sh <= 2 |X|: one limb more than X
+  const int q = sh >> 6, r = sh & 63;
+  if (q < x_limbs + 1) hm[q] = h.mant << r;
+  if (r != 0 && q + 1 < x_limbs + 1) hm[q + 1] = h.mant >> (64 - r);
+  u64 xm[x_limbs + 1] = {};
+  for (int l = 0; l < n && l < x_limbs; ++l) xm[l] = mag[l];
+  u64 rm[x_limbs + 1];
+  bool rneg;
+  add_signed(xm, neg, hm, !neg, rm, rneg, x_limbs + 1);  // X - H (H has X's sign)
+  if (top_bit(rm, x_limbs + 1) < 0) return;
+  lo = round_mag(rm, x_limbs + 1, s, rneg, rounding::to_nearest_even);
+  err = std::fabs(lo) * 0x1p-52 + 0x1p-1074;
+}
+
 // ------------------------------------------------------------ operands
 
 // Per row of op(A) (column of op(B)): the exponent range of its finite
@@ -407,12 +441,18 @@ int moduli_for(int bits_needed, const crt_tables& T) {
   return max_moduli + 1;
 }
 
+constexpr int width_cap = 97;  // two limbs: hi < 2^53 after >> 44
+// The unrounded output (problem::c_lo) uses at most this many moduli when
+// truncation keeps keep_bits of every line (a bound near 2^-24 ulp of a
+// typical entry: few entries left to the caller's exact path).
+constexpr int unrounded_moduli = 6;
+constexpr int keep_bits = 53 + 24;
+
 // Widths: the exact ones when max_moduli suffice (and both fit two limbs),
 // else the widest truncation that fits max_moduli, trimmed from the wider.
 plan make_plan(int pa, int pb, std::int64_t k, const crt_tables& T) {
   plan p;
   const int c = ceil_log2(k);
-  constexpr int width_cap = 97;  // two limbs: hi < 2^53 after >> 44
   int wa = std::max(1, std::min(pa, width_cap)), wb = std::max(1, std::min(pb, width_cap));
   const int budget = T.log2_m[max_moduli] - 2 - c;  // wa + wb allowed with max_moduli
   while (wa + wb > budget) {
@@ -575,7 +615,25 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
     if (!li.special && li.nonzero()) pa = std::max(pa, li.emax - li.low + 1);
   for (const line_info& li : cols)
     if (!li.special && li.nonzero()) pb = std::max(pb, li.emax - li.low + 1);
-  const plan pl = make_plan(pa, pb, k, T);
+  plan pl = make_plan(pa, pb, k, T);
+  if (p.c_lo != nullptr && pl.moduli > unrounded_moduli) {
+    // The unrounded output carries its truncation bound, and its caller
+    // decides with the bound and forms the undecided entries exactly: fewer
+    // moduli pay where each truncated line keeps at least keep_bits.
+    const int c = ceil_log2(k);
+    const int budget = T.log2_m[unrounded_moduli] - 2 - c;
+    int wa = std::min(pa, width_cap), wb = std::min(pb, width_cap);
+    while (wa + wb > budget && (wa > keep_bits || wb > keep_bits)) {
+      if (wa >= wb) --wa;
+      else --wb;
+    }
+    if (wa + wb <= budget) {
+      pl.wa = std::max(1, wa);
+      pl.wb = std::max(1, wb);
+      pl.exact = wa >= pa && wb >= pb;
+      pl.moduli = moduli_for(2 + c + pl.wa + pl.wb, T);
+    }
+  }
   const int nmod = pl.moduli;
 
   // 2. The scaled integer operands.
@@ -651,6 +709,7 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
     w.fallback = {};
   };
   std::vector<std::pair<std::int64_t, std::int64_t>> todo;
+  const bool unrounded = p.c_lo != nullptr;
 
   const scalar alpha = unpack(p.alpha);
   const bool beta_zero = p.beta == 0.0;
@@ -750,16 +809,36 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
     for (std::int64_t q = 0; q < ncol; ++q) {
       const std::int64_t j = j0 + q;
       const line_scale& sj = cs[j];
-      if (cols[j].special) continue;  // the fallback pass does the whole column
+      if (cols[j].special) {  // the fallback pass (or the caller) does the whole column
+        if (unrounded)
+          for (std::int64_t r = 0; r < mrows; ++r) p.c_err[i0 + r + j * p.ldc] = k_nan;
+        continue;
+      }
       ks.garner(w.cres.p + q * ldc, plane, mrows, nmod, T.g, w.digits.p);
       for (std::int64_t r = 0; r < mrows; ++r) {
         const std::int64_t i = i0 + r;
         const line_scale& si = rs[i];
-        if (rows[i].special) continue;
+        if (rows[i].special) {
+          if (unrounded) p.c_err[i + j * p.ldc] = k_nan;
+          continue;
+        }
         u64 mag[x_limbs] = {};
         bool neg = false;
         if (!si.skip && !sj.skip) horner(w.digits.p + r, mrows, nmod, T, mag, neg);  // else X = 0
         double& cij = p.c[i + j * p.ldc];
+        if (unrounded) {
+          const std::int64_t e = i + j * p.ldc;
+          split_hi_lo(mag, x_limbs, neg, si.scale + sj.scale, cij, p.c_lo[e], p.c_err[e]);
+          if ((si.truncated || sj.truncated) && !si.skip && !sj.skip) {
+            // plus D 2^s, D = 2^dexp the truncation bound (see below)
+            const int e1 = sj.truncated ? si.norm_exp : INT_MIN;
+            const int e2 = si.truncated ? sj.norm_exp : INT_MIN;
+            const int dexp = std::max(0, std::max(e1, e2) + 1) + si.scale + sj.scale;
+            const double d = dexp > 1023 ? k_inf : std::ldexp(1.0, std::max(dexp, -1074));
+            p.c_err[e] = 2.0 * (p.c_err[e] + d);  // twice: the rounding of the sum
+          }
+          continue;
+        }
         const double cv = beta_zero ? 0.0 : cij;
         const int s = si.scale + sj.scale;
         if ((!si.truncated && !sj.truncated) || si.skip || sj.skip) {
@@ -827,6 +906,16 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   }
   if (failure) std::rethrow_exception(failure);
 
+  crt_stats st;
+  st.moduli = nmod;
+  st.width_a = pl.wa;
+  st.width_b = pl.wb;
+  st.truncated = !pl.exact;
+  if (unrounded) {  // the caller forms the entries marked NaN
+    stats_tls = st;
+    return;
+  }
+
   // 4. Exact dot products where the fast path does not apply.
   // (sorted: the order of the exact recomputations cannot matter, but a
   // fixed order keeps runs identical in every respect)
@@ -855,11 +944,6 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
     for (const auto& e : todo) entry_finish(p, e.first, e.second);
   }
 
-  crt_stats st;
-  st.moduli = nmod;
-  st.width_a = pl.wa;
-  st.width_b = pl.wb;
-  st.truncated = !pl.exact;
   st.fallback_entries = nt_todo;
   (void)undecided;
   stats_tls = st;

@@ -28,6 +28,16 @@ struct problem {
   double* c;
   std::int64_t ldc;
   rounding mode;
+  // Unrounded output (gemm_crt only; alpha == 1, beta == 0, the front end's
+  // special cases not applied): with c_lo set, entry (i, j) of S is written
+  // as hi = c[i + j ldc], lo = c_lo[...], err = c_err[...] (same ldc) with
+  // |S_ij - hi - lo| <= err, hi = fl(hi + lo): each a correct rounding to
+  // nearest of the exact value or of what is left of it, plus the
+  // truncation bound of a wide row or column. err is NaN for an entry whose
+  // row or column holds inf or NaN and inf where hi overflows: the caller
+  // forms those exactly. (Blocked trsm's numerators.)
+  double* c_lo = nullptr;
+  double* c_err = nullptr;
 
   double opa(std::int64_t i, std::int64_t l) const noexcept {
     return ta ? a[l + i * lda] : a[i + l * lda];
@@ -87,6 +97,10 @@ void clear_crt_stats() noexcept;
 // One more entry formed exactly (the small-product path's fallbacks).
 void count_exact_dot_entry() noexcept;
 void count_zero_entry() noexcept;
+
+// The kernel set matching the active blas1 set (cpuid + EXALA_SIMD; a bad
+// EXALA_SIMD throws).
+const kernel_set_table& active_gemm_kernels();
 
 // Shared with trsm.cpp: exec checks (threads, block, backend compiled in)
 // and the thread count an exec asks for (1 unless backend omp).

@@ -8,23 +8,209 @@
 // computing", ITNG 2015), so the bits do not depend on the backend, the
 // thread count or exec.block. With alpha == 1 they equal exala::trsv's.
 //
-// Method: one trsv_scaled per right-hand side. Side right, X op(A) = alpha B,
-// is row by row op(A)^T x_i = alpha b_i: the same triangle of A with the
-// transpose flag flipped. Backend omp runs the right-hand sides in parallel
-// (each solve on one thread with the simd kernels) when there are at least
-// two of them; a single right-hand side gets the threads inside trsv.
+// Side right, X op(A) = alpha B, is row by row op(A)^T x_i = alpha b_i: the
+// same triangle of A with the transpose flag flipped. Below, T is the
+// triangle as the solve sees it and "right-hand side r" a column of X.
+//
+// Method (simd, omp with at least min_blocked_rhs right-hand sides): blocks
+// of nb rows in solve order, all right-hand sides at once:
+//  1. the numerators' known part -T(I, K) X(K, :) over the rows K solved
+//     before block I, exactly, by the gemm engine (gemm_crt.cpp: residue
+//     DGEMMs and CRT), delivered unrounded: hi + lo within err of the exact
+//     value (problem::c_lo);
+//  2. the diagonal block, row by row in solve order, 16 right-hand sides in
+//     SIMD lanes: one Dot2 (blas1's rows_bounded kernel) of the block's
+//     earlier solutions with the row of T, with hi, lo and alpha b_i as
+//     three more terms, bounds the exact numerator; round_bounded_div
+//     decides x_i when the bound allows (Ziv), else x_i comes from the
+//     exact numerator (detail::trsv_entry_exact: an accumulator over the
+//     whole row, as trsv's own fallback). Entries whose numerator row or
+//     solutions hold inf or NaN, or whose part 1 overflowed, always go exact.
+// Every x_i is the correctly rounded quotient of its exact numerator either
+// way, so the bits are trsv's. Otherwise (reference, opencl, few right-hand
+// sides, kernel sets without the bounded kernels): one trsv_scaled per
+// right-hand side; backend omp runs those in parallel.
 #include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <string>
 
+#include <vector>
+
+#include "exala/blas1.hpp"
 #include "exala/blas3.hpp"
 #include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
+#include "exala/detail/round_bounded.hpp"
 #include "exala/error.hpp"
 #include "gemm_engine.hpp"
 
 namespace exala {
+
+namespace {
+
+using detail::bounded;
+
+// Fewer right-hand sides than this take trsv one by one (their lanes would
+// be mostly empty).
+constexpr std::int64_t min_blocked_rhs = 4;
+// Rows per block when exec.block is 0 (the part-2 work grows with nb, the
+// engine's per-call costs with na / nb).
+constexpr std::int64_t default_trsm_block = 192;
+// The bounded kernels' limit on a system's order (as trsv's fast path).
+constexpr std::int64_t blocked_trsm_max = std::int64_t{1} << 20;
+
+// The solve in canonical form: T(i, j) = t[i rs + j cs], na x na; element
+// i of right-hand side r is b[i bi + r br].
+struct canonical {
+  layout lay;
+  uplo ul;
+  transpose trans;  // the transpose of T as trsv_entry_exact takes it
+  diag dg;
+  std::int64_t na, nrhs;
+  double alpha;
+  const double* a;
+  std::int64_t lda, rs, cs;
+  double* b;
+  std::int64_t bi, br;
+  rounding mode;
+  double T(std::int64_t i, std::int64_t j) const noexcept { return a[i * rs + j * cs]; }
+  double& B(std::int64_t i, std::int64_t r) const noexcept { return b[i * bi + r * br]; }
+};
+
+void blocked_trsm(const canonical& s, const exec& ex) {
+  using namespace detail::gemm3;
+  const std::int64_t na = s.na, nrhs = s.nrhs;
+  const bool forward = (s.ul == uplo::lower) == (s.trans == transpose::none);
+  const bool unit = s.dg == diag::unit;
+  const std::int64_t nb = std::min<std::int64_t>(ex.block > 0 ? ex.block : default_trsm_block, na);
+  const int threads = threads_of(ex);
+  const kernel_set_table& ks = active_gemm_kernels();
+  const auto lanes = static_cast<std::int64_t>(detail::rows_bounded_block());
+  const std::int64_t groups = (nrhs + lanes - 1) / lanes;
+
+  // -X (na x nrhs, column-major); the unrounded numerator parts of a block.
+  std::vector<double> xn(static_cast<std::size_t>(na * nrhs));
+  std::vector<double> phi(static_cast<std::size_t>(nb * nrhs)), plo(phi.size()), perr(phi.size());
+  const std::int64_t zrows = nb + 3;
+  std::vector<double> cf(static_cast<std::size_t>(nb * zrows));
+  exec inner = ex;  // the exact fallbacks run on the calling thread
+  inner.backend = backend::simd;
+  inner.threads = 0;
+
+  const std::int64_t nblocks = (na + nb - 1) / nb;
+  for (std::int64_t blk = 0; blk < nblocks; ++blk) {
+    const std::int64_t i0 = forward ? blk * nb : std::max<std::int64_t>(0, na - (blk + 1) * nb);
+    const std::int64_t i1 = forward ? std::min(na, i0 + nb) : na - blk * nb;
+    const std::int64_t rows = i1 - i0;
+    const std::int64_t k0 = forward ? 0 : i1, k1 = forward ? i0 : na;
+    // 1. T(I, K) (-X(K, :)) unrounded.
+    if (k1 > k0) {
+      problem p{};
+      p.m = rows;
+      p.n = nrhs;
+      p.k = k1 - k0;
+      p.alpha = 1.0;
+      p.a = s.a + i0 * s.rs + k0 * s.cs;
+      p.lda = s.lda;
+      p.ta = s.cs == 1;  // T(i, l) = a[l + i lda]
+      p.b = xn.data() + k0;
+      p.ldb = na;
+      p.tb = false;
+      p.beta = 0.0;
+      p.c = phi.data();
+      p.ldc = rows;
+      p.mode = rounding::to_nearest_even;
+      p.c_lo = plo.data();
+      p.c_err = perr.data();
+      gemm_crt(p, threads, ex.block, ks);
+    } else {
+      std::fill(phi.begin(), phi.end(), 0.0);
+      std::fill(plo.begin(), plo.end(), 0.0);
+      std::fill(perr.begin(), perr.end(), 0.0);
+    }
+    // The rows' coefficient vectors over the Z rows (see below): row i's
+    // starts at z0(i) and has len(i) = in-block products + 3 terms.
+    //   forward:  Z = [hi, lo, b, -x_i0, ..., -x_(i1-1)], z0 = 0
+    //   backward: Z = [-x_i0, ..., -x_(i1-1), hi, lo, b], z0 = i + 1 - i0
+    auto z0_of = [&](std::int64_t r) { return forward ? 0 : r + 1; };
+    auto len_of = [&](std::int64_t r) { return forward ? r + 3 : rows - 1 - r + 3; };
+    const std::int64_t zh = forward ? 0 : rows;  // the Z row of hi (lo, b follow)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double* c = cf.data() + r * zrows;
+      const std::int64_t i = i0 + r;
+      c[zh] = 1.0;
+      c[zh + 1] = 1.0;
+      c[zh + 2] = s.alpha;
+      if (forward)
+        for (std::int64_t q = 0; q < r; ++q) c[3 + q] = s.T(i, i0 + q);
+      else
+        for (std::int64_t q = r + 1; q < rows; ++q) c[q] = s.T(i, i0 + q);
+    }
+    // 2. The diagonal block, a group of right-hand sides at a time.
+    auto solve_group = [&](std::int64_t g, std::vector<double>& z) {
+      const std::int64_t r0 = g * lanes, w = std::min(lanes, nrhs - r0);
+      z.assign(static_cast<std::size_t>(zrows * lanes), 0.0);
+      bounded num[64];
+      for (std::int64_t t = 0; t < rows; ++t) {
+        const std::int64_t r = forward ? t : rows - 1 - t;
+        const std::int64_t i = i0 + r;
+        double* zt = z.data() + zh * lanes;
+        for (std::int64_t k = 0; k < w; ++k) {
+          const std::int64_t e = r + (r0 + k) * rows;
+          zt[k] = phi[e];
+          zt[lanes + k] = plo[e];
+          zt[2 * lanes + k] = s.B(i, r0 + k);
+        }
+        const std::int64_t z0 = z0_of(r);
+        detail::rows_bounded(z.data() + z0 * lanes, lanes, static_cast<std::size_t>(w),
+                             static_cast<std::size_t>(len_of(r)), cf.data() + r * zrows + z0, num);
+        const std::int64_t zx = forward ? 3 + r : r;  // the Z row of -x_i
+        for (std::int64_t k = 0; k < w; ++k) {
+          const std::int64_t rhs = r0 + k;
+          bounded nk = num[k];
+          nk.err = 2.0 * (nk.err + perr[r + rhs * rows]);  // twice: the rounding of the sum
+          double xi;
+          const bool decided = nk.err >= 0.0 &&  // false for NaN
+                               (unit ? detail::round_bounded(nk.hi, nk.lo, nk.err, s.mode, xi)
+                                     : detail::round_bounded_div(nk, s.T(i, i), s.mode, xi));
+          if (!decided) {
+            exec fx = inner;
+            fx.mode = s.mode;
+            xi = detail::trsv_entry_exact(s.lay, s.ul, s.trans, s.dg, na, s.alpha, s.B(i, rhs), s.a,
+                                          s.lda, xn.data() + rhs * na, i, fx);
+          }
+          z[zx * lanes + k] = -xi;
+          xn[i + rhs * na] = -xi;
+        }
+      }
+    };
+    if (threads <= 1 || groups < 2) {
+      std::vector<double> z;
+      for (std::int64_t g = 0; g < groups; ++g) solve_group(g, z);
+    } else {
+      std::exception_ptr failure;
+#pragma omp parallel num_threads(static_cast<int>(std::min<std::int64_t>(threads, groups)))
+      {
+        std::vector<double> z;
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t g = 0; g < groups; ++g) {
+          try {
+            solve_group(g, z);
+          } catch (...) {
+#pragma omp critical(exala_trsm_failure)
+            if (!failure) failure = std::current_exception();
+          }
+        }
+      }
+      if (failure) std::rethrow_exception(failure);
+    }
+  }
+  for (std::int64_t r = 0; r < nrhs; ++r)
+    for (std::int64_t i = 0; i < na; ++i) s.B(i, r) = -xn[i + r * na];
+}
+
+}  // namespace
 
 void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m, std::int64_t n,
           double alpha, const double* a, std::int64_t lda, double* b, std::int64_t ldb,
@@ -81,6 +267,21 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
     inc = col ? ldb : 1;  // row r of B
     return col ? b + r : b + r * ldb;
   };
+  if ((ex.backend == backend::simd || ex.backend == backend::omp) && nrhs >= min_blocked_rhs &&
+      na <= blocked_trsm_max && detail::rows_bounded_block() > 0 &&
+      detail::rows_bounded_block() <= 64) {
+    // T = op(A) (left) or op(A)^T (right) as a strided view, like trsv's.
+    const bool row_contiguous = (lay == layout::row_major) == (t == transpose::none);
+    canonical s{lay, ul, t, dg, na, nrhs, alpha, a, lda, row_contiguous ? lda : 1,
+                row_contiguous ? 1 : lda, b, 0, 0, ex.mode};
+    // element i of right-hand side r: B(i, r) (left) or B(r, i) (right)
+    const std::int64_t along = left ? (col ? 1 : ldb) : (col ? ldb : 1);
+    const std::int64_t across = left ? (col ? ldb : 1) : (col ? 1 : ldb);
+    s.bi = along;
+    s.br = across;
+    blocked_trsm(s, ex);
+    return;
+  }
   const int threads = static_cast<int>(std::min<std::int64_t>(threads_of(ex), nrhs));
   if (threads <= 1) {
     for (std::int64_t r = 0; r < nrhs; ++r) {

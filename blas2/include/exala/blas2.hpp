@@ -67,6 +67,15 @@ namespace detail {
 void trsv_scaled(const char* routine, layout lay, uplo ul, transpose trans, diag dg,
                  std::int64_t n, double alpha, const double* a, std::int64_t lda, double* x,
                  std::int64_t incx, const exec& ex);
+// Row i of that solve from its exact numerator: x_i = round((alpha b_i +
+// sum_j op(A)_ij xneg_j) / op(A)_ii) over the j solved before i (j < i when
+// the solve runs forward: lower with N, upper with T; j > i otherwise), with
+// xneg_j = -x_j (xneg has n elements, only those j are read). Zero signs as
+// trsv's exact path (a zero numerator takes the IEEE sign of the exact sum).
+// The fallback of every bounded fast path (trsv, blocked trsm): no checks.
+double trsv_entry_exact(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, double alpha,
+                        double bi, const double* a, std::int64_t lda, const double* xneg,
+                        std::int64_t i, const exec& ex);
 }  // namespace detail
 
 }  // namespace exala
