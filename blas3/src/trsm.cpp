@@ -55,8 +55,9 @@ using detail::bounded;
 // be mostly empty).
 constexpr std::int64_t min_blocked_rhs = 4;
 // Rows per block when exec.block is 0 (the part-2 work grows with nb, the
-// engine's per-call costs with na / nb).
-constexpr std::int64_t default_trsm_block = 192;
+// engine's per-call costs - packing and converting -X(K, :) - with na / nb;
+// 512 measured best at na = 2000 on the 2-core AVX2 machine, 128-1024 tried).
+constexpr std::int64_t default_trsm_block = 512;
 // The bounded kernels' limit on a system's order (as trsv's fast path).
 constexpr std::int64_t blocked_trsm_max = std::int64_t{1} << 20;
 
@@ -78,6 +79,14 @@ struct canonical {
   double& B(std::int64_t i, std::int64_t r) const noexcept { return b[i * bi + r * br]; }
 };
 
+// Buffers of blocked_trsm kept by a thread between calls (fresh pages cost
+// a page fault each), up to keep_bytes; larger ones are freed after the call.
+struct trsm_work {
+  std::vector<double> xn, bw, phi, plo, perr, cf;
+};
+thread_local trsm_work cached_trsm_work;
+constexpr std::size_t keep_bytes = std::size_t{48} << 20;
+
 void blocked_trsm(const canonical& s, const exec& ex) {
   using namespace detail::gemm3;
   const std::int64_t na = s.na, nrhs = s.nrhs;
@@ -89,11 +98,26 @@ void blocked_trsm(const canonical& s, const exec& ex) {
   const auto lanes = static_cast<std::int64_t>(detail::rows_bounded_block());
   const std::int64_t groups = (nrhs + lanes - 1) / lanes;
 
-  // -X (na x nrhs, column-major); the unrounded numerator parts of a block.
-  std::vector<double> xn(static_cast<std::size_t>(na * nrhs));
-  std::vector<double> phi(static_cast<std::size_t>(nb * nrhs)), plo(phi.size()), perr(phi.size());
+  // Row-major over the right-hand sides (element (i, r) at [i nrhs + r]):
+  // xn = -X, bw = B, and a block's unrounded numerator parts phi + plo
+  // within perr; cf: the rows' coefficient vectors (below).
+  trsm_work& wk = cached_trsm_work;
+  const auto total = static_cast<std::size_t>(na * nrhs), part = static_cast<std::size_t>(nb * nrhs);
   const std::int64_t zrows = nb + 3;
-  std::vector<double> cf(static_cast<std::size_t>(nb * zrows));
+  wk.xn.resize(total);
+  wk.bw.resize(total);
+  wk.phi.resize(part);
+  wk.plo.resize(part);
+  wk.perr.resize(part);
+  wk.cf.resize(static_cast<std::size_t>(nb * zrows));
+  double* const xn = wk.xn.data();
+  double* const bw = wk.bw.data();
+  double* const phi = wk.phi.data();
+  double* const plo = wk.plo.data();
+  double* const perr = wk.perr.data();
+  double* const cf = wk.cf.data();
+  for (std::int64_t i = 0; i < na; ++i)
+    for (std::int64_t r = 0; r < nrhs; ++r) bw[i * nrhs + r] = s.B(i, r);
   exec inner = ex;  // the exact fallbacks run on the calling thread
   inner.backend = backend::simd;
   inner.threads = 0;
@@ -104,30 +128,32 @@ void blocked_trsm(const canonical& s, const exec& ex) {
     const std::int64_t i1 = forward ? std::min(na, i0 + nb) : na - blk * nb;
     const std::int64_t rows = i1 - i0;
     const std::int64_t k0 = forward ? 0 : i1, k1 = forward ? i0 : na;
-    // 1. T(I, K) (-X(K, :)) unrounded.
+    // 1. (T(I, K) (-X(K, :)))^T = (-X(K, :))^T T(I, K)^T unrounded, so that
+    // row i of the block comes out contiguous over the right-hand sides.
     if (k1 > k0) {
       problem p{};
-      p.m = rows;
-      p.n = nrhs;
+      p.m = nrhs;
+      p.n = rows;
       p.k = k1 - k0;
       p.alpha = 1.0;
-      p.a = s.a + i0 * s.rs + k0 * s.cs;
-      p.lda = s.lda;
-      p.ta = s.cs == 1;  // T(i, l) = a[l + i lda]
-      p.b = xn.data() + k0;
-      p.ldb = na;
-      p.tb = false;
+      p.a = xn + k0 * nrhs;  // op(A)(r, l) = xn[(k0 + l) nrhs + r]
+      p.lda = nrhs;
+      p.ta = false;
+      // op(B)(l, q) = T(i0 + q, k0 + l)
+      p.b = s.a + i0 * s.rs + k0 * s.cs;
+      p.ldb = s.lda;
+      p.tb = s.rs == 1;
       p.beta = 0.0;
-      p.c = phi.data();
-      p.ldc = rows;
+      p.c = phi;
+      p.ldc = nrhs;
       p.mode = rounding::to_nearest_even;
-      p.c_lo = plo.data();
-      p.c_err = perr.data();
+      p.c_lo = plo;
+      p.c_err = perr;
       gemm_crt(p, threads, ex.block, ks);
     } else {
-      std::fill(phi.begin(), phi.end(), 0.0);
-      std::fill(plo.begin(), plo.end(), 0.0);
-      std::fill(perr.begin(), perr.end(), 0.0);
+      std::fill(phi, phi + rows * nrhs, 0.0);
+      std::fill(plo, plo + rows * nrhs, 0.0);
+      std::fill(perr, perr + rows * nrhs, 0.0);
     }
     // The rows' coefficient vectors over the Z rows (see below): row i's
     // starts at z0(i) and has len(i) = in-block products + 3 terms.
@@ -137,7 +163,7 @@ void blocked_trsm(const canonical& s, const exec& ex) {
     auto len_of = [&](std::int64_t r) { return forward ? r + 3 : rows - 1 - r + 3; };
     const std::int64_t zh = forward ? 0 : rows;  // the Z row of hi (lo, b follow)
     for (std::int64_t r = 0; r < rows; ++r) {
-      double* c = cf.data() + r * zrows;
+      double* c = cf + r * zrows;
       const std::int64_t i = i0 + r;
       c[zh] = 1.0;
       c[zh + 1] = 1.0;
@@ -148,7 +174,7 @@ void blocked_trsm(const canonical& s, const exec& ex) {
         for (std::int64_t q = r + 1; q < rows; ++q) c[q] = s.T(i, i0 + q);
     }
     // 2. The diagonal block, a group of right-hand sides at a time.
-    auto solve_group = [&](std::int64_t g, std::vector<double>& z) {
+    auto solve_group = [&](std::int64_t g, std::vector<double>& z, std::vector<double>& col) {
       const std::int64_t r0 = g * lanes, w = std::min(lanes, nrhs - r0);
       z.assign(static_cast<std::size_t>(zrows * lanes), 0.0);
       bounded num[64];
@@ -156,47 +182,48 @@ void blocked_trsm(const canonical& s, const exec& ex) {
         const std::int64_t r = forward ? t : rows - 1 - t;
         const std::int64_t i = i0 + r;
         double* zt = z.data() + zh * lanes;
-        for (std::int64_t k = 0; k < w; ++k) {
-          const std::int64_t e = r + (r0 + k) * rows;
-          zt[k] = phi[e];
-          zt[lanes + k] = plo[e];
-          zt[2 * lanes + k] = s.B(i, r0 + k);
-        }
+        const std::int64_t e0 = r * nrhs + r0;
+        std::copy(phi + e0, phi + e0 + w, zt);
+        std::copy(plo + e0, plo + e0 + w, zt + lanes);
+        std::copy(bw + i * nrhs + r0, bw + i * nrhs + r0 + w, zt + 2 * lanes);
         const std::int64_t z0 = z0_of(r);
         detail::rows_bounded(z.data() + z0 * lanes, lanes, static_cast<std::size_t>(w),
-                             static_cast<std::size_t>(len_of(r)), cf.data() + r * zrows + z0, num);
-        const std::int64_t zx = forward ? 3 + r : r;  // the Z row of -x_i
+                             static_cast<std::size_t>(len_of(r)), cf + r * zrows + z0, num);
+        const double tii = unit ? 1.0 : s.T(i, i);
+        double* const zx = z.data() + (forward ? 3 + r : r) * lanes;  // the Z row of -x_i
         for (std::int64_t k = 0; k < w; ++k) {
-          const std::int64_t rhs = r0 + k;
           bounded nk = num[k];
-          nk.err = 2.0 * (nk.err + perr[r + rhs * rows]);  // twice: the rounding of the sum
+          nk.err = 2.0 * (nk.err + perr[e0 + k]);  // twice: the rounding of the sum
           double xi;
           const bool decided = nk.err >= 0.0 &&  // false for NaN
                                (unit ? detail::round_bounded(nk.hi, nk.lo, nk.err, s.mode, xi)
-                                     : detail::round_bounded_div(nk, s.T(i, i), s.mode, xi));
-          if (!decided) {
+                                     : detail::round_bounded_div(nk, tii, s.mode, xi));
+          if (!decided) {  // x_i from its exact numerator, over this right-hand side's -x
+            const std::int64_t rhs = r0 + k;
+            col.resize(static_cast<std::size_t>(na));
+            for (std::int64_t j = 0; j < na; ++j) col[j] = xn[j * nrhs + rhs];
             exec fx = inner;
             fx.mode = s.mode;
-            xi = detail::trsv_entry_exact(s.lay, s.ul, s.trans, s.dg, na, s.alpha, s.B(i, rhs), s.a,
-                                          s.lda, xn.data() + rhs * na, i, fx);
+            xi = detail::trsv_entry_exact(s.lay, s.ul, s.trans, s.dg, na, s.alpha, bw[i * nrhs + rhs], s.a,
+                                          s.lda, col.data(), i, fx);
           }
-          z[zx * lanes + k] = -xi;
-          xn[i + rhs * na] = -xi;
+          zx[k] = -xi;
         }
+        std::copy(zx, zx + w, xn + i * nrhs + r0);
       }
     };
     if (threads <= 1 || groups < 2) {
-      std::vector<double> z;
-      for (std::int64_t g = 0; g < groups; ++g) solve_group(g, z);
+      std::vector<double> z, col;
+      for (std::int64_t g = 0; g < groups; ++g) solve_group(g, z, col);
     } else {
       std::exception_ptr failure;
 #pragma omp parallel num_threads(static_cast<int>(std::min<std::int64_t>(threads, groups)))
       {
-        std::vector<double> z;
+        std::vector<double> z, col;
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t g = 0; g < groups; ++g) {
           try {
-            solve_group(g, z);
+            solve_group(g, z, col);
           } catch (...) {
 #pragma omp critical(exala_trsm_failure)
             if (!failure) failure = std::current_exception();
@@ -206,8 +233,12 @@ void blocked_trsm(const canonical& s, const exec& ex) {
       if (failure) std::rethrow_exception(failure);
     }
   }
-  for (std::int64_t r = 0; r < nrhs; ++r)
-    for (std::int64_t i = 0; i < na; ++i) s.B(i, r) = -xn[i + r * na];
+  for (std::int64_t i = 0; i < na; ++i)
+    for (std::int64_t r = 0; r < nrhs; ++r) s.B(i, r) = -xn[i * nrhs + r];
+  const std::size_t bytes =
+      sizeof(double) * (wk.xn.capacity() + wk.bw.capacity() + wk.phi.capacity() + wk.plo.capacity() +
+                        wk.perr.capacity() + wk.cf.capacity());
+  if (bytes > keep_bytes) wk = trsm_work{};
 }
 
 }  // namespace
