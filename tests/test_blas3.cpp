@@ -793,6 +793,31 @@ BOOST_AUTO_TEST_CASE(gemm_tiles_and_blocks) {
   }
 }
 
+// The engine's vectorized rounding (finish_nearest: alpha and beta powers
+// of two, to nearest, at most 5 moduli) and its scalar fallback for the
+// lanes it leaves: every data kind (ties, cancellations to zero, subnormal
+// and overflowing results, specials in C), alpha and beta that take the
+// lanes or not, row counts with partial vectors, against the reference.
+BOOST_AUTO_TEST_CASE(gemm_engine_vector_rounding) {
+  const engine_only engine;
+  restore_kernel_set restore;
+  failures f;
+  rng_t r(3011);
+  const double alphas[] = {1.0, -1.0, 0.5, 0x1p-600, 0x1p600, 0x1p-1074, 3.0};
+  const double betas[] = {0.0, 1.0, -1.0, 2.0, 0x1p-600, -0.0, 0.75};
+  int idx = 0;
+  for (int ki = 0; ki < static_cast<int>(kind::count); ++ki)
+    for (int rep = 0; rep < 3; ++rep, ++idx) {
+      gemm_problem p = make_gemm(layouts[idx % 2], transposes[idx % 3 == 1], transposes[idx % 4 == 2],
+                                 5 + idx % 11, 3 + idx % 5, 2 + idx % 9, static_cast<kind>(ki), r);
+      p.alpha = alphas[static_cast<std::size_t>(idx) % std::size(alphas)];
+      p.beta = betas[static_cast<std::size_t>(idx / 3) % std::size(betas)];
+      if (p.beta == 0.0)  // C must not be read
+        for (double& v : p.c.v) v = qnan;
+      check_gemm(p, f, {RN, all_modes[static_cast<std::size_t>(idx) % 4]}, false, {0, 3});
+    }
+}
+
 // Wide dynamic range: rows wider than the exact budget take the truncated,
 // verified path, with the undecided entries recomputed exactly; the full
 // double range forces overflowing and subnormal results through it.

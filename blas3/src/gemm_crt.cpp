@@ -60,6 +60,7 @@
 #include <vector>
 
 #include "exala/blas1.hpp"
+#include "exala/detail/round_bounded.hpp"
 #include "exala/exact_ops.hpp"
 #include "gemm_engine.hpp"
 #include "gemm_round.hpp"
@@ -157,17 +158,24 @@ const crt_tables& tables() {
 // so |Y| <= sum_t (m_t/2 + 8) m_0...m_(t-1) < (M/2)(1 + 2^-20), while the plan
 // keeps |X| < M/4 (M >= 2^(2 + ceil(log2 k) + wa + wb)); Y = X (mod M) and
 // |Y - X| < M force Y = X.
+// (n <= 5: |X| < 2^120, signed 128-bit arithmetic.)
+inline __int128 horner128(const double* v, std::int64_t count, int n, const crt_tables& T) noexcept {
+  __int128 y = static_cast<std::int64_t>(v[(n - 1) * count]);
+  for (int t = n - 2; t >= 0; --t)
+    y = y * static_cast<std::int64_t>(T.m[t]) + static_cast<std::int64_t>(v[t * count]);
+  return y;
+}
+inline void magnitude_of(__int128 y, u64 mag[x_limbs], bool& neg) noexcept {
+  neg = y < 0;
+  const u128 a = neg ? static_cast<u128>(-y) : static_cast<u128>(y);
+  mag[0] = static_cast<u64>(a);
+  mag[1] = static_cast<u64>(a >> 64);
+  mag[2] = mag[3] = 0;
+}
 inline void horner(const double* v, std::int64_t count, int n, const crt_tables& T,
                    u64 mag[x_limbs], bool& neg) noexcept {
-  if (n <= 5) {  // |X| < 2^120: signed 128-bit arithmetic
-    __int128 y = static_cast<std::int64_t>(v[(n - 1) * count]);
-    for (int t = n - 2; t >= 0; --t)
-      y = y * static_cast<std::int64_t>(T.m[t]) + static_cast<std::int64_t>(v[t * count]);
-    neg = y < 0;
-    const u128 a = neg ? static_cast<u128>(-y) : static_cast<u128>(y);
-    mag[0] = static_cast<u64>(a);
-    mag[1] = static_cast<u64>(a >> 64);
-    mag[2] = mag[3] = 0;
+  if (n <= 5) {
+    magnitude_of(horner128(v, count, n, T), mag, neg);
     return;
   }
   u64 y[x_limbs];
@@ -272,6 +280,65 @@ inline void split_hi_lo(const u64* mag, int n, bool neg, int s, double& hi, doub
   if (top_bit(rm, x_limbs + 1) < 0) return;
   lo = round_mag(rm, x_limbs + 1, s, rneg, rounding::to_nearest_even);
   err = std::fabs(lo) * 0x1p-52 + 0x1p-1074;
+}
+
+// The common rounding without limbs, for a nonzero X = y (|y| < 2^120) and
+// S = X 2^s. |y| = p2 2^80 + p1 2^40 + p0 with 0 <= p_t < 2^40, each an
+// exact double; two TwoSums of these nonnegative terms give |y| = s2 + e1 +
+// e2 exactly with |e1| <= 2^-53 s1 <= 2^-53 |y| and |e2| <= 2^-53 s2, and
+// h + l = TwoSum(s2, fl(e1 + e2)) (signed as y) is within 2^-53 |e1 + e2|
+// <= 2^-104 |h| of y. Scaled by f = 2^s (exactly: H = h f
+// is normal here; L = l f errs by at most 2^-1075 if it underflows),
+// |S - H - L| <= 2^-104 |H| + 2^-1075. Then round(alpha S + beta c):
+//  - alpha and beta powers of two (or beta == 0), as the LAPACK updates
+//    call it (alpha = -1, beta = 1): A = alpha H, beta c and alpha L are
+//    exact (beta c and alpha L within 2^-1075 where they underflow);
+//    TwoSum(A, beta c) = h1 + q1, r = fl(alpha L + q1) within 2^-53 |r|,
+//    TwoSum(h1, r) = hi + lo, err = 2 (|alpha| (2^-104 |H| + 2^-1075) +
+//    2^-53 |r| + 2^-1074) + 2^-1000, decided by round_bounded (Ziv);
+//  - other alpha and beta: round_bounded_axpby with that bound.
+// False leaves it to finish(): same bits, both are the correct rounding of
+// the same exact value.
+inline bool power_of_two(double v) noexcept {
+  const u64 b = std::bit_cast<u64>(v);
+  const int e = static_cast<int>((b >> 52) & 0x7ff);
+  return (b & ((u64{1} << 52) - 1)) == 0 && e >= 1023 - 60 && e <= 1023 + 60;
+}
+inline void two_sum_d(double a, double b, double& t, double& q) noexcept {
+  t = a + b;
+  const double z = t - a;
+  q = (a - (t - z)) + (b - z);
+}
+inline bool finish_bounded(__int128 y, int s, double alpha, double beta, double c, bool pow2,
+                           rounding mode, double& out) noexcept {
+  if (s < -1022 || s > 1023) return false;
+  const double f = std::bit_cast<double>(static_cast<u64>(s + 1023) << 52);
+  const bool neg = y < 0;
+  const u128 a = neg ? static_cast<u128>(-y) : static_cast<u128>(y);
+  constexpr u64 m40 = (u64{1} << 40) - 1;
+  const auto p2 = static_cast<double>(static_cast<u64>(a >> 80));
+  const auto p1 = static_cast<double>(static_cast<u64>(a >> 40) & m40);
+  const auto p0 = static_cast<double>(static_cast<u64>(a) & m40);
+  double s1, e1, s2, e2, h, l;
+  two_sum_d(p2 * 0x1p80, p1 * 0x1p40, s1, e1);
+  two_sum_d(s1, p0, s2, e2);
+  two_sum_d(s2, e1 + e2, h, l);
+  if (neg) h = -h, l = -l;
+  const double hs = h * f;
+  const double ah = std::fabs(hs);
+  if (!(ah >= 0x1p-900 && ah <= 0x1p1000)) return false;
+  const double es = ah * 0x1p-104 + 0x1p-1074;
+  if (!pow2) {
+    const exala::detail::bounded S{hs, l * f, es};
+    return exala::detail::round_bounded_axpby(alpha, S, beta, c, mode, out);
+  }
+  if (!(std::fabs(c) <= 0x1p1000)) return false;  // also NaN
+  double h1, q1, hi, lo;
+  two_sum_d(alpha * hs, beta * c, h1, q1);
+  const double r = alpha * (l * f) + q1;
+  two_sum_d(h1, r, hi, lo);
+  const double err = 2.0 * (std::fabs(alpha) * es + std::fabs(r) * 0x1p-53 + 0x1p-1074) + 0x1p-1000;
+  return exala::detail::round_bounded(hi, lo, err, mode, out);
 }
 
 // ------------------------------------------------------------ operands
@@ -507,6 +574,7 @@ struct aligned_buffer {
 struct thread_work {
   aligned_buffer a_lo, a_hi, b_lo, b_hi, ap, bp, cres, digits;
   std::vector<std::pair<std::int64_t, std::int64_t>> fallback;
+  std::vector<unsigned char> left;  // finish_nearest's undecided entries of a tile column
 };
 
 // Workspace kept by each thread between calls (the buffers are reused, not
@@ -700,6 +768,7 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
     w.bp.resize(static_cast<std::size_t>(kc * nt));
     w.cres.resize(static_cast<std::size_t>(nmod * mt * nt));
     w.digits.resize(static_cast<std::size_t>(nmod * mt));
+    w.left.resize(static_cast<std::size_t>(mt));
     w.fallback.clear();
   };
   auto release = [](thread_work& w) {
@@ -710,6 +779,14 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   };
   std::vector<std::pair<std::int64_t, std::int64_t>> todo;
   const bool unrounded = p.c_lo != nullptr;
+  const bool scale_pow2 = power_of_two(p.alpha) && (p.beta == 0.0 || power_of_two(p.beta));
+  const bool vector_finish = ks.finish_nearest != nullptr && scale_pow2 && nmod <= 5 && !unrounded &&
+                             p.mode == rounding::to_nearest_even;
+  // Row scales for finish_nearest; rows it must leave alone (special, zero,
+  // truncated) get a scale no lane accepts.
+  std::vector<std::int64_t> row_scale(vector_finish ? static_cast<std::size_t>(m) : 0);
+  for (std::int64_t i = 0; vector_finish && i < m; ++i)
+    row_scale[i] = rows[i].special || rs[i].skip || rs[i].truncated ? std::int64_t{1} << 40 : rs[i].scale;
 
   const scalar alpha = unpack(p.alpha);
   const bool beta_zero = p.beta == 0.0;
@@ -815,7 +892,14 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
         continue;
       }
       ks.garner(w.cres.p + q * ldc, plane, mrows, nmod, T.g, w.digits.p);
+      // The common case in SIMD lanes first (exact lines, nearest, alpha and
+      // beta powers of two); the scalar loop does the entries it leaves.
+      const bool lanes = vector_finish && !sj.truncated && !sj.skip;
+      if (lanes)
+        ks.finish_nearest(w.digits.p, mrows, nmod, T.g, row_scale.data() + i0, sj.scale, p.alpha,
+                          beta_zero ? 0.0 : p.beta, p.c + i0 + j * p.ldc, w.left.data());
       for (std::int64_t r = 0; r < mrows; ++r) {
+        if (lanes && w.left[r] == 0) continue;
         const std::int64_t i = i0 + r;
         const line_scale& si = rs[i];
         if (rows[i].special) {
@@ -824,8 +908,22 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
         }
         u64 mag[x_limbs] = {};
         bool neg = false;
-        if (!si.skip && !sj.skip) horner(w.digits.p + r, mrows, nmod, T, mag, neg);  // else X = 0
         double& cij = p.c[i + j * p.ldc];
+        if (!si.skip && !sj.skip) {  // else X = 0
+          if (nmod <= 5 && !unrounded && !si.truncated && !sj.truncated) {
+            const __int128 y = horner128(w.digits.p + r, mrows, nmod, T);
+            double v;
+            if (y != 0 &&
+                finish_bounded(y, si.scale + sj.scale, p.alpha, beta_zero ? 0.0 : p.beta,
+                               beta_zero ? 0.0 : cij, scale_pow2, p.mode, v)) {
+              cij = v;
+              continue;
+            }
+            magnitude_of(y, mag, neg);
+          } else {
+            horner(w.digits.p + r, mrows, nmod, T, mag, neg);
+          }
+        }
         if (unrounded) {
           const std::int64_t e = i + j * p.ldc;
           split_hi_lo(mag, x_limbs, neg, si.scale + sj.scale, cij, p.c_lo[e], p.c_err[e]);

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "gemm_finish_avx2.hpp"
 #include "gemm_kernels.hpp"
 
 namespace exala::detail::gemm3 {
@@ -120,7 +121,7 @@ void garner(const double* c, std::int64_t plane, std::int64_t count, int nmod, c
   }
 }
 
-const kernel_set_table table = {"avx512", mr, nr, pack_a, pack_b, kernel, garner};
+const kernel_set_table table = {"avx512", mr, nr, pack_a, pack_b, kernel, garner, finish_nearest_avx2};
 
 }  // namespace
 
