@@ -220,6 +220,8 @@ void report_failure(const char* routine, const char* what) noexcept {
 
 // ------------------------------------------------------------ served-call counters
 
+bool counting = false;
+
 namespace {
 std::atomic<call_counter*> counter_list{nullptr};
 }  // namespace
@@ -258,6 +260,7 @@ __attribute__((constructor)) void read_report_settings() {
       std::fprintf(stderr, "libexala_blas: EXALA_BLAS_VERBOSE='%s' is not 0 or 1; using 0\n", v);
   }
   if (const char* v = env_value("EXALA_BLAS_REPORT")) s.file = v;
+  counting = s.to_stderr || !s.file.empty();
 }
 
 // The report: one header line, then one line per routine that served a call

@@ -96,9 +96,9 @@ void guarded(const char* routine, F&& f, Fail&& fail) noexcept {
 // placed after its scalar arguments are read. The counter is a function-local
 // static that registers itself in a lock-free list at its first call, so a
 // new entry point needs no other edit. Relaxed atomics: a few ns a call,
-// never a lock. At process exit the library prints the counts (report at
-// the end of abi_common.cpp) when EXALA_BLAS_VERBOSE=1 (stderr) or
-// EXALA_BLAS_REPORT=FILE (appended) is set.
+// never a lock, and only while a report was asked for: at process exit the
+// library prints the counts (abi_common.cpp) when EXALA_BLAS_VERBOSE=1
+// (stderr) or EXALA_BLAS_REPORT=FILE (appended) was set at load time.
 struct call_counter {
   const char* name;
   std::atomic<std::uint64_t> calls{0};
@@ -133,10 +133,18 @@ inline bool left_side(const char* side) noexcept {
   return side != nullptr && (*side == 'L' || *side == 'l');
 }
 
+// True when a report was requested (EXALA_BLAS_VERBOSE=1 or EXALA_BLAS_REPORT
+// set when the library was loaded; written once, by the library's
+// constructor, before any call): without one, nothing is counted and a call
+// pays one predictable branch (flop_count is not evaluated).
+extern bool counting;
+
 #define EXALA_BLAS_COUNT(routine, flop_count)                                   \
   do {                                                                          \
-    static ::exala::blas_abi::call_counter exala_blas_counter_{routine};        \
-    exala_blas_counter_.add(flop_count);                                        \
+    if (::exala::blas_abi::counting) {                                          \
+      static ::exala::blas_abi::call_counter exala_blas_counter_{routine};      \
+      exala_blas_counter_.add(flop_count);                                      \
+    }                                                                           \
   } while (0)
 
 // Element offset of logical element i (0-based) of a BLAS vector of n
