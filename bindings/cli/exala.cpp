@@ -871,6 +871,7 @@ result run_program_common(const invocation& inv, bool report) {
       lapack_note = "cannot inspect " + shown + ": " + e.what();
     }
   }
+  if (changes.empty()) changes = "LD_PRELOAD already has " + lib;
   std::cerr << "exala: " << what << ": " << (warn ? "warning: " : "") << changes << "; "
             << lapack_note << '\n';
   std::cerr.flush();
