@@ -12,6 +12,9 @@
 //   exala import A B --workdir DIR [--stripe S] [--buffer SIZE] [--force]
 //   exala solve A B | --workdir DIR [--cache SIZE] [stripe LU options]
 //   exala devices                     (the OpenCL devices, for --device)
+//   exala run [--backend B] [--threads N] [--report] -- PROGRAM [ARGS...]
+//   exala blas-check [--backend B] [--threads N] -- PROGRAM [ARGS...]
+//                                     (PROGRAM under LD_PRELOAD=libexala_blas.so)
 //   common options: [--backend B] [--device SPEC] [--threads N] [--rounding R] [-o FILE]
 //   mpirun -np P exala sum|asum|dot|gemv|trsv|solve ... --backend mpi [--local-backend B]
 //
@@ -34,8 +37,11 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <functional>
@@ -50,6 +56,8 @@
 #include <system_error>
 #include <vector>
 
+#include <unistd.h>  // execvp
+
 #include "exala/backend.hpp"
 #ifdef EXALA_CLI_HAVE_OPENCL
 #include "exala/opencl.hpp"  // registers the opencl backend
@@ -59,6 +67,7 @@
 #include "exala/blas3.hpp"
 #include "exala/error.hpp"
 #include "exala/solvers.hpp"
+#include "lapack_route.hpp"
 #include "matrix_market.hpp"
 #include "stripe_commands.hpp"
 #ifdef EXALA_CLI_HAVE_MPI
@@ -750,6 +759,136 @@ result run_devices(const invocation& inv) {
 #endif
 }
 
+// ---- run, blas-check: a program under LD_PRELOAD=libexala_blas.so ----
+
+// The drop-in library of this installation or build tree: EXALA_BLAS_LIBRARY
+// when set, else EXALA_CLI_BLAS_ABI_FILE (libexala_blas.so.X.Y.Z) beside this
+// executable's directory, as installed (BINDIR/EXALA_CLI_BIN_TO_LIB) or as
+// built (bin/../lib).
+std::string blas_abi_library() {
+  if (const char* v = std::getenv("EXALA_BLAS_LIBRARY"); v != nullptr && *v != '\0') {
+    if (access(v, R_OK) != 0)
+      throw exala::error("run: EXALA_BLAS_LIBRARY='" + exala::io::printable(v) +
+                         "' is not a readable file");
+    return v;
+  }
+#ifdef EXALA_CLI_BLAS_ABI_FILE
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::string tried;
+  if (!ec) {
+    for (const char* rel : {EXALA_CLI_BIN_TO_LIB, "../lib"}) {
+      const std::filesystem::path p = exe.parent_path() / rel / EXALA_CLI_BLAS_ABI_FILE;
+      if (std::filesystem::exists(p, ec))
+        return std::filesystem::weakly_canonical(p, ec).string();
+      tried += (tried.empty() ? "" : ", ") + p.lexically_normal().string();
+    }
+  }
+  throw exala::error("run: cannot find the drop-in library (tried " + tried +
+                     "); set EXALA_BLAS_LIBRARY to its path");
+#else
+  throw exala::not_compiled_in("the drop-in BLAS library libexala_blas.so (exala run)");
+#endif
+}
+
+std::string env_or(const char* name, const std::string& fallback = {}) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : fallback;
+}
+
+void set_env(const char* name, const std::string& value, std::string& changes) {
+  if (setenv(name, value.c_str(), 1) != 0) throw exala::error(std::string("cannot set ") + name);
+  changes += std::string(changes.empty() ? "" : ", ") + name + "=" + value;
+}
+
+// exala run / blas-check: sets LD_PRELOAD (and the drop-in library's
+// variables), puts the reference LAPACK first in LD_LIBRARY_PATH when the
+// program's liblapack.so.3 would bypass the preload, says so in one line on
+// stderr and replaces itself with the program (execvp). Returns only by
+// throwing.
+result run_program_common(const invocation& inv, bool report) {
+  const std::string& what = inv.command_name;
+  if (inv.rounding_given) throw usage_error("option '--rounding' does not apply to '" + what + "'");
+  if (inv.device_given || inv.ex.backend == exala::backend::opencl)
+    throw usage_error("'" + what + "' runs the drop-in library's backends reference|simd|omp");
+  if (!inv.output.empty()) throw usage_error("option '-o' does not apply to '" + what + "'");
+  if (inv.args.empty())
+    throw usage_error(what + " needs a program (exala " + what +
+                      " [--backend B] [--threads N] -- PROGRAM [ARGS...])");
+  const std::string& program = inv.args[0];
+  const std::string program_file = exala::cli::find_program(program, env_or("PATH"));
+  if (program_file.empty())
+    throw exala::error(what + ": program '" + exala::io::printable(program) + "' not found");
+
+  const std::string lib = blas_abi_library();
+  std::string changes;
+  const std::string preload = env_or("LD_PRELOAD");
+  if (preload.find(lib) == std::string::npos)
+    set_env("LD_PRELOAD", preload.empty() ? lib : lib + ":" + preload, changes);
+  const bool omp = inv.ex.backend == exala::backend::omp ||
+                   (!inv.backend_given && inv.threads_given && inv.ex.threads > 1);
+  if (inv.backend_given || omp)
+    set_env("EXALA_BACKEND", std::string(omp ? "omp" : exala::to_string(inv.ex.backend)), changes);
+  if (inv.threads_given) set_env("EXALA_NUM_THREADS", std::to_string(inv.ex.threads), changes);
+  // Idle OpenMP workers that spin take a core from LAPACK's sequential code
+  // between the BLAS calls (7-10x slower on 2 cores; bench/README.md).
+  if (omp && std::getenv("OMP_WAIT_POLICY") == nullptr)
+    set_env("OMP_WAIT_POLICY", "passive", changes);
+  if (report) set_env("EXALA_BLAS_VERBOSE", "1", changes);
+
+  // The LAPACK the program will load, and whether its BLAS calls reach us.
+  std::string lapack_note;
+  bool warn = false;
+  const std::string ld_path = env_or("LD_LIBRARY_PATH");
+  const std::string lapack = exala::cli::lapack_for(program_file, ld_path);
+  if (lapack.empty()) {
+    lapack_note = "no liblapack.so.3 found for " + program;
+  } else {
+    std::error_code ec;
+    const std::string real = std::filesystem::canonical(lapack, ec).string();
+    const std::string shown = lapack + (ec || real == lapack ? "" : " (" + real + ")");
+    try {
+      const exala::cli::lapack_verdict v = exala::cli::classify_lapack(lapack);
+      lapack_note = shown + " " + v.reason;
+      if (v.bypasses()) {
+        const std::string ref = env_or("EXALA_REFERENCE_LAPACK_DIR", EXALA_CLI_REFERENCE_LAPACK_DIR);
+        bool usable = false;
+        try {
+          usable = !exala::cli::classify_lapack(ref + "/liblapack.so.3").bypasses();
+        } catch (const exala::error&) {
+        }
+        if (usable) {
+          set_env("LD_LIBRARY_PATH", ld_path.empty() ? ref : ref + ":" + ld_path, changes);
+          lapack_note += "; the reference LAPACK in " + ref +
+                         " comes first instead (it calls its BLAS through the dynamic linker)";
+        } else {
+          warn = true;
+          lapack_note += "; LAPACK factorizations will bypass ExaLA: no reference LAPACK in " + ref +
+                         " (Debian: apt-get install liblapack3)";
+        }
+      }
+    } catch (const exala::error& e) {
+      lapack_note = "cannot inspect " + shown + ": " + e.what();
+    }
+  }
+  if (changes.empty()) changes = "LD_PRELOAD already has " + lib;
+  std::cerr << "exala: " << what << ": " << (warn ? "warning: " : "") << changes << "; "
+            << lapack_note << '\n';
+  std::cerr.flush();
+  std::cout.flush();
+  std::vector<char*> argv;
+  for (const std::string& a : inv.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  throw exala::error(what + ": cannot run '" + exala::io::printable(program) +
+                     "': " + std::strerror(errno));
+}
+
+result run_program(const invocation& inv) {
+  return run_program_common(inv, inv.named.has("--report"));
+}
+result run_blas_check(const invocation& inv) { return run_program_common(inv, true); }
+
 // The arity of a command that checks its operands itself (solve: A B or none).
 constexpr std::size_t any_arity = static_cast<std::size_t>(-1);
 
@@ -783,7 +922,17 @@ constexpr std::array commands{
             run_solve},
     command{"devices", "", 0, "list the OpenCL devices (for --backend opencl --device SPEC)",
             run_devices},
+    command{"run", "-- PROGRAM [ARGS...]", any_arity,
+            "run PROGRAM with its BLAS calls served by ExaLA (LD_PRELOAD=libexala_blas.so; "
+            "the reference LAPACK first when its own LAPACK would bypass the preload)",
+            run_program},
+    command{"blas-check", "-- PROGRAM [ARGS...]", any_arity,
+            "run PROGRAM as 'run' does and print at its exit which BLAS calls ExaLA served",
+            run_blas_check},
 };
+
+// Commands whose first operand is a program: the options end there.
+bool runs_program(std::string_view name) { return name == "run" || name == "blas-check"; }
 
 const command* find_command(std::string_view name) {
   const auto it = std::find_if(commands.begin(), commands.end(),
@@ -869,6 +1018,9 @@ constexpr std::array command_options{
     command_option{"--progress-interval", "SEC", "import solve",
                    "seconds between progress lines when stderr is not a terminal (default 10)"},
     command_option{"--quiet", "", "generate import solve", "no progress display and no summary",
+                   arg_kind::flag},
+    command_option{"--report", "", "run",
+                   "print at the program's exit the BLAS calls ExaLA served (as blas-check)",
                    arg_kind::flag},
     command_option{"--rank-workdir", "PATTERN", "solve",
                    "--backend mpi, --workdir: each rank's own work directory, %r replaced by "
@@ -1009,10 +1161,13 @@ invocation parse_command_line(std::span<char* const> argv) {
     const std::string_view arg = argv[i];
     const bool is_option = !options_done && arg.size() > 1 && arg[0] == '-';
     if (!is_option) {
-      if (inv.command_name.empty())
+      if (inv.command_name.empty()) {
         inv.command_name = arg;
-      else
+      } else {
         inv.args.emplace_back(arg);
+        // run PROGRAM ARGS...: the program's arguments are its own.
+        if (runs_program(inv.command_name)) options_done = true;
+      }
       continue;
     }
     if (arg == "--") {
@@ -1136,7 +1291,8 @@ void print_help(std::ostream& os) {
             "with --backend mpi: the backend of each rank's own part, reference|simd|omp|opencl "
             "(default simd; --threads and --device apply to it)");
   help_line(os, "--threads N",
-            "threads of the omp backend, and of the stripe LU engine (solve), 1 to " +
+            "threads of the omp backend, of the stripe LU engine (solve), and of the drop-in "
+            "library (run), 1 to " +
                 std::to_string(max_threads) + " (default: all)");
   help_line(os, "--rounding MODE", "nearest|zero|up|down: rounding direction of the result");
   help_line(os, "", "(default nearest, ties to even; trsv: --method exact only)");
@@ -1187,6 +1343,17 @@ void print_help(std::ostream& os) {
         "its bits are those of one process with the same S (without --stripe, S\n"
         "follows the cache, which is per rank: give --stripe to compare runs).\n"
         "An error on any rank ends every rank with status 2 and one line from rank 0.\n\n"
+        "run / blas-check: PROGRAM runs with LD_PRELOAD=libexala_blas.so (this\n"
+        "installation's; EXALA_BLAS_LIBRARY overrides), so its BLAS calls (dgemm_,\n"
+        "dtrsm_, ..., cblas_*) get ExaLA's correctly rounded, reproducible results.\n"
+        "--backend reference|simd|omp and --threads N set EXALA_BACKEND and\n"
+        "EXALA_NUM_THREADS (--threads N > 1 alone selects omp). When the program's\n"
+        "liblapack.so.3 would bypass the preload (OpenBLAS's LAPACK calls its own\n"
+        "kernels; a LAPACK that defines dgemm_ calls its own copy), the reference LAPACK\n"
+        "(" EXALA_CLI_REFERENCE_LAPACK_DIR ", or EXALA_REFERENCE_LAPACK_DIR) is put first\n"
+        "in LD_LIBRARY_PATH. One line on stderr says what was set; the exit status is\n"
+        "the program's. blas-check (or run --report) adds EXALA_BLAS_VERBOSE=1: at exit\n"
+        "each process prints the calls ExaLA served per routine, and their flops.\n\n"
         "A result known to be wrong is an error: NaN from finite operands, or a trsv\n"
         "entry computed from an entry that overflowed to inf.\n\n"
         "Exit status: 0 on success, 2 on any error (one line on standard error).\n";

@@ -171,3 +171,32 @@ add_test(NAME blas_abi_netlib_testers COMMAND ${CMAKE_COMMAND}
          -P ${EXALA_BLAS_ABI_TEST_DIR}/run_netlib_testers.cmake)
 set_tests_properties(blas_abi_netlib_testers PROPERTIES LABELS unit
                      SKIP_REGULAR_EXPRESSION "-- SKIPPED: ")
+
+# --- `exala run` / `exala blas-check` and the served-call report (issue 17):
+# a program linked with -llapack (whichever liblapack.so.3 the dynamic linker
+# picks at run time) run through the tool, against the reference LAPACK under
+# the preload by hand. Skipped where the reference LAPACK is not installed.
+find_library(EXALA_BLAS_ABI_LAPACK_FOR_RUN NAMES lapack liblapack.so.3)
+find_library(EXALA_BLAS_ABI_BLAS_FOR_RUN NAMES blas libblas.so.3)
+if(EXALA_BLAS_ABI_LAPACK_FOR_RUN AND EXALA_BLAS_ABI_BLAS_FOR_RUN AND TARGET exala)
+  add_executable(blas_abi_lapack_program ${EXALA_BLAS_ABI_TEST_DIR}/lapack_program.c)
+  # (-lblas too: the program calls dgemm_ itself.)
+  target_link_libraries(blas_abi_lapack_program PRIVATE ${EXALA_BLAS_ABI_LAPACK_FOR_RUN}
+                                                        ${EXALA_BLAS_ABI_BLAS_FOR_RUN})
+  if(CMAKE_LIBRARY_ARCHITECTURE)
+    set(run_arch ${CMAKE_LIBRARY_ARCHITECTURE})
+  else()
+    set(run_arch x86_64-linux-gnu)
+  endif()
+  add_test(NAME blas_abi_exala_run COMMAND ${CMAKE_COMMAND}
+           -DEXALA=$<TARGET_FILE:exala> -DPROG=$<TARGET_FILE:blas_abi_lapack_program>
+           -DLIB=$<TARGET_FILE:exala_blas_abi> -DREFDIR=/usr/lib/${run_arch}/lapack
+           -DDEFAULT_LAPACK=/usr/lib/${run_arch}/liblapack.so.3
+           -DWORK=${CMAKE_CURRENT_BINARY_DIR}/blas_abi_exala_run
+           -P ${EXALA_BLAS_ABI_TEST_DIR}/run_exala_run.cmake)
+  set_tests_properties(blas_abi_exala_run PROPERTIES LABELS unit TIMEOUT 120
+                       SKIP_REGULAR_EXPRESSION "-- SKIPPED: ")
+else()
+  message(STATUS "blas_abi: no system liblapack / libblas (-llapack -lblas); blas_abi_exala_run "
+                 "is not built (Debian: liblapack-dev libblas-dev)")
+endif()

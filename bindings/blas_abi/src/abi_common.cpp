@@ -4,12 +4,18 @@
 #include "abi_common.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <link.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "exala/error.hpp"
 #include "exala_blas_abi.h"
@@ -211,6 +217,145 @@ void report_failure(const char* routine, const char* what) noexcept {
   std::fprintf(stderr, "libexala_blas: %s failed: %s; its output was set to NaN\n", routine,
                what != nullptr ? what : "");
 }
+
+// ------------------------------------------------------------ served-call counters
+
+bool counting = false;
+
+namespace {
+std::atomic<call_counter*> counter_list{nullptr};
+}  // namespace
+
+call_counter::call_counter(const char* routine) noexcept : name(routine) {
+  call_counter* head = counter_list.load(std::memory_order_relaxed);
+  do {
+    next = head;
+  } while (!counter_list.compare_exchange_weak(head, this, std::memory_order_release,
+                                               std::memory_order_relaxed));
+}
+
+namespace {
+
+// Where the report goes, read once when the library is loaded (so that a
+// program that edits its environment later does not change it):
+// EXALA_BLAS_VERBOSE=1 prints it to stderr; EXALA_BLAS_REPORT=FILE appends it
+// to FILE (one write per process, so that the reports of several processes,
+// e.g. a shell script's commands, do not interleave).
+struct report_settings {
+  bool to_stderr = false;
+  std::string file;
+};
+
+report_settings& settings() {
+  static report_settings s;
+  return s;
+}
+
+__attribute__((constructor)) void read_report_settings() {
+  report_settings& s = settings();
+  if (const char* v = env_value("EXALA_BLAS_VERBOSE")) {
+    const std::string_view text(v);
+    if (text == "1") s.to_stderr = true;
+    else if (text != "0")
+      std::fprintf(stderr, "libexala_blas: EXALA_BLAS_VERBOSE='%s' is not 0 or 1; using 0\n", v);
+  }
+  if (const char* v = env_value("EXALA_BLAS_REPORT")) s.file = v;
+  counting = s.to_stderr || !s.file.empty();
+}
+
+// The report: one header line, then one line per routine that served a call
+// (sorted by name), then the total, e.g.
+//   libexala_blas: BLAS calls served by ExaLA (pid 4242, backend simd, threads 0)
+//     routine                 calls            flops
+//     dgemm_                    412    1.066667e+09
+//     total                     412    1.066667e+09
+// and, when nothing was served, a last line saying where the calls went.
+std::string served_report() {
+  struct row {
+    std::string name;
+    std::uint64_t calls, flops;
+  };
+  std::vector<row> rows;
+  for (call_counter* c = counter_list.load(std::memory_order_acquire); c != nullptr; c = c->next) {
+    const std::uint64_t calls = c->calls.load(std::memory_order_relaxed);
+    if (calls != 0) rows.push_back({c->name, calls, c->flops.load(std::memory_order_relaxed)});
+  }
+  std::sort(rows.begin(), rows.end(), [](const row& a, const row& b) { return a.name < b.name; });
+  std::uint64_t calls = 0;
+  double flops = 0.0;
+  for (const row& r : rows) {
+    calls += r.calls;
+    flops += static_cast<double>(r.flops);
+  }
+  std::string out;
+  char line[160];
+  if (calls != 0) {
+    const exec& ex = abi_exec();
+    std::snprintf(line, sizeof line,
+                  "libexala_blas: BLAS calls served by ExaLA (pid %ld, backend %s, threads %d)\n",
+                  static_cast<long>(getpid()), std::string(to_string(ex.backend)).c_str(),
+                  ex.threads);
+  } else {
+    std::snprintf(line, sizeof line, "libexala_blas: BLAS calls served by ExaLA (pid %ld)\n",
+                  static_cast<long>(getpid()));
+  }
+  out += line;
+  std::snprintf(line, sizeof line, "  %-16s %14s %16s\n", "routine", "calls", "flops");
+  out += line;
+  for (const row& r : rows) {
+    std::snprintf(line, sizeof line, "  %-16s %14llu %16.6e\n", r.name.c_str(),
+                  static_cast<unsigned long long>(r.calls), static_cast<double>(r.flops));
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "  %-16s %14llu %16.6e\n", "total",
+                static_cast<unsigned long long>(calls), flops);
+  out += line;
+  if (calls == 0)
+    out += "libexala_blas: no BLAS call reached this library: the program called none, or its "
+           "BLAS calls stayed inside another library (OpenBLAS's own LAPACK calls its kernels "
+           "directly; see 'exala run')\n";
+  return out;
+}
+
+void write_all(int fd, const std::string& text) {
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+}
+
+// At exit (the library's destructor: after the program's exit handlers; not
+// run by _exit or a fatal signal).
+__attribute__((destructor)) void print_served_report() {
+  const report_settings& s = settings();
+  if (!s.to_stderr && s.file.empty()) return;
+  try {
+    const std::string text = served_report();
+    if (s.to_stderr) {
+      std::fflush(stdout);  // the program's output first, as on a terminal
+      write_all(STDERR_FILENO, text);
+    }
+    if (!s.file.empty()) {
+      const int fd = ::open(s.file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+      if (fd < 0) {
+        std::fprintf(stderr, "libexala_blas: cannot write the report to EXALA_BLAS_REPORT='%s': %s\n",
+                     s.file.c_str(), std::strerror(errno));
+        return;
+      }
+      write_all(fd, text);
+      ::close(fd);
+    }
+  } catch (...) {
+    // (out of memory at exit: no report)
+  }
+}
+
+}  // namespace
 
 void report_null(const char* routine, const char* argument) noexcept {
   std::fprintf(stderr, "libexala_blas: %s: argument %s is a null pointer; the call did nothing\n",

@@ -3,6 +3,7 @@
 // keeps C++ exceptions from crossing the C ABI.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -87,6 +88,64 @@ void guarded(const char* routine, F&& f, Fail&& fail) noexcept {
     fail();
   }
 }
+
+// ------------------------------------------------------------ served-call counters
+//
+// Every exported BLAS/CBLAS entry point counts its calls and their nominal
+// floating-point operations with one line, EXALA_BLAS_COUNT(name, flops),
+// placed after its scalar arguments are read. The counter is a function-local
+// static that registers itself in a lock-free list at its first call, so a
+// new entry point needs no other edit. Relaxed atomics: a few ns a call,
+// never a lock, and only while a report was asked for: at process exit the
+// library prints the counts (abi_common.cpp) when EXALA_BLAS_VERBOSE=1
+// (stderr) or EXALA_BLAS_REPORT=FILE (appended) was set at load time.
+struct call_counter {
+  const char* name;
+  std::atomic<std::uint64_t> calls{0};
+  std::atomic<std::uint64_t> flops{0};
+  call_counter* next = nullptr;  // the registry (set once, before publication)
+
+  explicit call_counter(const char* routine) noexcept;  // registers itself
+  void add(std::uint64_t f) noexcept {
+    calls.fetch_add(1, std::memory_order_relaxed);
+    flops.fetch_add(f, std::memory_order_relaxed);
+  }
+};
+
+// The nominal operation count f * a * b * c of a call (LAPACK's convention:
+// a multiply-add is 2), with negative dimensions (argument errors) taken as
+// 0 and a product beyond 2^63 saturated. It is the count of the call's
+// dimensions: a quick return (alpha = 0) or a call refused by XERBLA still
+// counts them.
+inline std::uint64_t nominal(std::int64_t f, std::int64_t a, std::int64_t b = 1,
+                             std::int64_t c = 1) noexcept {
+  std::uint64_t r = 1;
+  for (std::int64_t v : {f, a, b, c}) {
+    if (v <= 0) return 0;
+    if (__builtin_mul_overflow(r, static_cast<std::uint64_t>(v), &r) || r > (1ULL << 63))
+      return 1ULL << 63;
+  }
+  return r;
+}
+
+// Left-side option of a Fortran call ('L' or 'l').
+inline bool left_side(const char* side) noexcept {
+  return side != nullptr && (*side == 'L' || *side == 'l');
+}
+
+// True when a report was requested (EXALA_BLAS_VERBOSE=1 or EXALA_BLAS_REPORT
+// set when the library was loaded; written once, by the library's
+// constructor, before any call): without one, nothing is counted and a call
+// pays one predictable branch (flop_count is not evaluated).
+extern bool counting;
+
+#define EXALA_BLAS_COUNT(routine, flop_count)                                   \
+  do {                                                                          \
+    if (::exala::blas_abi::counting) {                                          \
+      static ::exala::blas_abi::call_counter exala_blas_counter_{routine};      \
+      exala_blas_counter_.add(flop_count);                                      \
+    }                                                                           \
+  } while (0)
 
 // Element offset of logical element i (0-based) of a BLAS vector of n
 // elements with increment inc: a negative increment starts at (1-n)*inc,

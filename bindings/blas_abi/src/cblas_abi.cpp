@@ -129,36 +129,45 @@ extern "C" {
 
 EXALA_BLAS_EXPORT double cblas_ddot(const int n, const double* x, const int incx, const double* y,
                                     const int incy) {
+  EXALA_BLAS_COUNT("cblas_ddot", abi::nominal(2, n));
   return abi::dot(n, x, incx, y, incy);
 }
 EXALA_BLAS_EXPORT double cblas_dasum(const int n, const double* x, const int incx) {
+  EXALA_BLAS_COUNT("cblas_dasum", abi::nominal(1, n));
   return abi::asum(n, x, incx);
 }
 EXALA_BLAS_EXPORT double cblas_dnrm2(const int n, const double* x, const int incx) {
+  EXALA_BLAS_COUNT("cblas_dnrm2", abi::nominal(2, n));
   return abi::nrm2(n, x, incx);
 }
 EXALA_BLAS_EXPORT void cblas_daxpy(const int n, const double alpha, const double* x,
                                    const int incx, double* y, const int incy) {
+  EXALA_BLAS_COUNT("cblas_daxpy", abi::nominal(2, n));
   abi::axpy(n, alpha, x, incx, y, incy);
 }
 EXALA_BLAS_EXPORT void cblas_dscal(const int n, const double alpha, double* x, const int incx) {
+  EXALA_BLAS_COUNT("cblas_dscal", abi::nominal(1, n));
   abi::scal(n, alpha, x, incx);
 }
 EXALA_BLAS_EXPORT void cblas_dcopy(const int n, const double* x, const int incx, double* y,
                                    const int incy) {
+  EXALA_BLAS_COUNT("cblas_dcopy", 0);
   abi::copy(n, x, incx, y, incy);
 }
 EXALA_BLAS_EXPORT void cblas_dswap(const int n, double* x, const int incx, double* y,
                                    const int incy) {
+  EXALA_BLAS_COUNT("cblas_dswap", 0);
   abi::swap(n, x, incx, y, incy);
 }
 // 0-based index (the reference's IDAMAX - 1), and 0 when IDAMAX is 0.
 EXALA_BLAS_EXPORT std::size_t cblas_idamax(const int n, const double* x, const int incx) {
+  EXALA_BLAS_COUNT("cblas_idamax", 0);
   const int i = abi::iamax(n, x, incx);
   return i > 0 ? static_cast<std::size_t>(i - 1) : 0;
 }
 EXALA_BLAS_EXPORT void cblas_drot(const int n, double* x, const int incx, double* y,
                                   const int incy, const double c, const double s) {
+  EXALA_BLAS_COUNT("cblas_drot", abi::nominal(6, n));
   abi::rot(n, x, incx, y, incy, c, s);
 }
 
@@ -168,6 +177,7 @@ EXALA_BLAS_EXPORT void cblas_dgemv(const int layout, const int trans, const int 
                                    const double alpha, const double* a, const int lda,
                                    const double* x, const int incx, const double beta, double* y,
                                    const int incy) {
+  EXALA_BLAS_COUNT("cblas_dgemv", abi::nominal(2, m, n));
   constexpr const char* R = "cblas_dgemv";
   const void* caller = EXALA_BLAS_CALLER;
   if (bad_layout(layout, R, caller)) return;
@@ -182,6 +192,7 @@ EXALA_BLAS_EXPORT void cblas_dgemv(const int layout, const int trans, const int 
 EXALA_BLAS_EXPORT void cblas_dger(const int layout, const int m, const int n, const double alpha,
                                   const double* x, const int incx, const double* y,
                                   const int incy, double* a, const int lda) {
+  EXALA_BLAS_COUNT("cblas_dger", abi::nominal(2, m, n));
   constexpr const char* R = "cblas_dger";
   const void* caller = EXALA_BLAS_CALLER;
   if (bad_layout(layout, R, caller)) return;
@@ -195,6 +206,7 @@ EXALA_BLAS_EXPORT void cblas_dsymv(const int layout, const int uplo, const int n
                                    const double alpha, const double* a, const int lda,
                                    const double* x, const int incx, const double beta, double* y,
                                    const int incy) {
+  EXALA_BLAS_COUNT("cblas_dsymv", abi::nominal(2, n, n));
   constexpr const char* R = "cblas_dsymv";
   const void* caller = EXALA_BLAS_CALLER;
   if (bad_layout(layout, R, caller)) return;
@@ -207,6 +219,7 @@ EXALA_BLAS_EXPORT void cblas_dsymv(const int layout, const int uplo, const int n
 EXALA_BLAS_EXPORT void cblas_dtrmv(const int layout, const int uplo, const int trans,
                                    const int diag, const int n, const double* a, const int lda,
                                    double* x, const int incx) {
+  EXALA_BLAS_COUNT("cblas_dtrmv", abi::nominal(1, n, n));
   triangular_vector("cblas_dtrmv", layout, uplo, trans, diag, EXALA_BLAS_CALLER,
                     [&](char u, char t, char d) { return abi::trmv(u, t, d, n, a, lda, x, incx); });
 }
@@ -214,6 +227,7 @@ EXALA_BLAS_EXPORT void cblas_dtrmv(const int layout, const int uplo, const int t
 EXALA_BLAS_EXPORT void cblas_dtrsv(const int layout, const int uplo, const int trans,
                                    const int diag, const int n, const double* a, const int lda,
                                    double* x, const int incx) {
+  EXALA_BLAS_COUNT("cblas_dtrsv", abi::nominal(1, n, n));
   triangular_vector("cblas_dtrsv", layout, uplo, trans, diag, EXALA_BLAS_CALLER,
                     [&](char u, char t, char d) { return abi::trsv(u, t, d, n, a, lda, x, incx); });
 }
@@ -224,6 +238,7 @@ EXALA_BLAS_EXPORT void cblas_dgemm(const int layout, const int transa, const int
                                    const int m, const int n, const int k, const double alpha,
                                    const double* a, const int lda, const double* b, const int ldb,
                                    const double beta, double* c, const int ldc) {
+  EXALA_BLAS_COUNT("cblas_dgemm", abi::nominal(2, m, n, k));
   constexpr const char* R = "cblas_dgemm";
   const void* caller = EXALA_BLAS_CALLER;
   if (bad_layout(layout, R, caller)) return;
@@ -242,6 +257,7 @@ EXALA_BLAS_EXPORT void cblas_dsymm(const int layout, const int side, const int u
                                    const int n, const double alpha, const double* a,
                                    const int lda, const double* b, const int ldb,
                                    const double beta, double* c, const int ldc) {
+  EXALA_BLAS_COUNT("cblas_dsymm", abi::nominal(2, m, n, side == kLeft ? m : n));
   constexpr const char* R = "cblas_dsymm";
   const void* caller = EXALA_BLAS_CALLER;
   if (bad_layout(layout, R, caller)) return;
@@ -258,6 +274,7 @@ EXALA_BLAS_EXPORT void cblas_dsymm(const int layout, const int side, const int u
 EXALA_BLAS_EXPORT void cblas_dsyrk(const int layout, const int uplo, const int trans, const int n,
                                    const int k, const double alpha, const double* a,
                                    const int lda, const double beta, double* c, const int ldc) {
+  EXALA_BLAS_COUNT("cblas_dsyrk", abi::nominal(1, n, n, k));
   constexpr const char* R = "cblas_dsyrk";
   const void* caller = EXALA_BLAS_CALLER;
   if (bad_layout(layout, R, caller)) return;
@@ -273,6 +290,7 @@ EXALA_BLAS_EXPORT void cblas_dtrmm(const int layout, const int side, const int u
                                    const int trans, const int diag, const int m, const int n,
                                    const double alpha, const double* a, const int lda, double* b,
                                    const int ldb) {
+  EXALA_BLAS_COUNT("cblas_dtrmm", abi::nominal(1, m, n, side == kLeft ? m : n));
   triangular_matrix("cblas_dtrmm", layout, side, uplo, trans, diag, m, n, EXALA_BLAS_CALLER,
                     [&](char s, char u, char t, char d, int mm, int nn) {
                       return abi::trmm(s, u, t, d, mm, nn, alpha, a, lda, b, ldb);
@@ -283,6 +301,7 @@ EXALA_BLAS_EXPORT void cblas_dtrsm(const int layout, const int side, const int u
                                    const int trans, const int diag, const int m, const int n,
                                    const double alpha, const double* a, const int lda, double* b,
                                    const int ldb) {
+  EXALA_BLAS_COUNT("cblas_dtrsm", abi::nominal(1, m, n, side == kLeft ? m : n));
   triangular_matrix("cblas_dtrsm", layout, side, uplo, trans, diag, m, n, EXALA_BLAS_CALLER,
                     [&](char s, char u, char t, char d, int mm, int nn) {
                       return abi::trsm(s, u, t, d, mm, nn, alpha, a, lda, b, ldb);

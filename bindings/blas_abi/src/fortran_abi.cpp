@@ -65,6 +65,7 @@ EXALA_BLAS_EXPORT double ddot_(const int* n, const double* x, const int* incx, c
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
   if (s.failed("DDOT  ", EXALA_BLAS_CALLER)) return 0.0;
+  EXALA_BLAS_COUNT("ddot_", abi::nominal(2, nn));
   return abi::dot(nn, x, ix, y, iy);
 }
 
@@ -72,6 +73,7 @@ EXALA_BLAS_EXPORT double dasum_(const int* n, const double* x, const int* incx) 
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3);
   if (s.failed("DASUM ", EXALA_BLAS_CALLER)) return 0.0;
+  EXALA_BLAS_COUNT("dasum_", abi::nominal(1, nn));
   return abi::asum(nn, x, ix);
 }
 
@@ -79,6 +81,7 @@ EXALA_BLAS_EXPORT double dnrm2_(const int* n, const double* x, const int* incx) 
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3);
   if (s.failed("DNRM2 ", EXALA_BLAS_CALLER)) return 0.0;
+  EXALA_BLAS_COUNT("dnrm2_", abi::nominal(2, nn));
   return abi::nrm2(nn, x, ix);
 }
 
@@ -89,6 +92,7 @@ EXALA_BLAS_EXPORT void daxpy_(const int* n, const double* alpha, const double* x
   const double al = s.d(alpha, 2);
   const int ix = s.i(incx, 4), iy = s.i(incy, 6);
   if (s.failed("DAXPY ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("daxpy_", abi::nominal(2, nn));
   abi::axpy(nn, al, x, ix, y, iy);
 }
 
@@ -98,6 +102,7 @@ EXALA_BLAS_EXPORT void dscal_(const int* n, const double* alpha, double* x, cons
   const double al = s.d(alpha, 2);
   const int ix = s.i(incx, 4);
   if (s.failed("DSCAL ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dscal_", abi::nominal(1, nn));
   abi::scal(nn, al, x, ix);
 }
 
@@ -106,6 +111,7 @@ EXALA_BLAS_EXPORT void dcopy_(const int* n, const double* x, const int* incx, do
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
   if (s.failed("DCOPY ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dcopy_", 0);
   abi::copy(nn, x, ix, y, iy);
 }
 
@@ -114,6 +120,7 @@ EXALA_BLAS_EXPORT void dswap_(const int* n, double* x, const int* incx, double* 
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
   if (s.failed("DSWAP ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dswap_", 0);
   abi::swap(nn, x, ix, y, iy);
 }
 
@@ -121,6 +128,7 @@ EXALA_BLAS_EXPORT int idamax_(const int* n, const double* x, const int* incx) {
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3);
   if (s.failed("IDAMAX", EXALA_BLAS_CALLER)) return 0;
+  EXALA_BLAS_COUNT("idamax_", 0);
   return abi::iamax(nn, x, ix);
 }
 
@@ -130,6 +138,7 @@ EXALA_BLAS_EXPORT void drot_(const int* n, double* x, const int* incx, double* y
   const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
   const double cc = s.d(c, 6), ss = s.d(sn, 7);
   if (s.failed("DROT  ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("drot_", abi::nominal(6, nn));
   abi::rot(nn, x, ix, y, iy, cc, ss);
 }
 
@@ -145,6 +154,7 @@ EXALA_BLAS_EXPORT void dgemv_(const char* trans, const int* m, const int* n, con
   const double be = s.d(beta, 9);
   const int iy = s.i(incy, 11);
   if (s.failed("DGEMV ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dgemv_", abi::nominal(2, mm, nn));
   check("DGEMV ", abi::gemv(ch(trans), mm, nn, al, a, la, x, ix, be, y, iy), EXALA_BLAS_CALLER);
 }
 
@@ -156,6 +166,7 @@ EXALA_BLAS_EXPORT void dger_(const int* m, const int* n, const double* alpha, co
   const double al = s.d(alpha, 3);
   const int ix = s.i(incx, 5), iy = s.i(incy, 7), la = s.i(lda, 9);
   if (s.failed("DGER  ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dger_", abi::nominal(2, mm, nn));
   check("DGER  ", abi::ger(mm, nn, al, x, ix, y, iy, a, la), EXALA_BLAS_CALLER);
 }
 
@@ -169,6 +180,7 @@ EXALA_BLAS_EXPORT void dsymv_(const char* uplo, const int* n, const double* alph
   const double be = s.d(beta, 8);
   const int iy = s.i(incy, 10);
   if (s.failed("DSYMV ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dsymv_", abi::nominal(2, nn, nn));
   check("DSYMV ", abi::symv(ch(uplo), nn, al, a, la, x, ix, be, y, iy), EXALA_BLAS_CALLER);
 }
 
@@ -178,6 +190,7 @@ EXALA_BLAS_EXPORT void dtrmv_(const char* uplo, const char* trans, const char* d
   scalars s;
   const int nn = s.i(n, 4), la = s.i(lda, 6), ix = s.i(incx, 8);
   if (s.failed("DTRMV ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dtrmv_", abi::nominal(1, nn, nn));
   check("DTRMV ", abi::trmv(ch(uplo), ch(trans), ch(diag), nn, a, la, x, ix), EXALA_BLAS_CALLER);
 }
 
@@ -187,6 +200,7 @@ EXALA_BLAS_EXPORT void dtrsv_(const char* uplo, const char* trans, const char* d
   scalars s;
   const int nn = s.i(n, 4), la = s.i(lda, 6), ix = s.i(incx, 8);
   if (s.failed("DTRSV ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dtrsv_", abi::nominal(1, nn, nn));
   check("DTRSV ", abi::trsv(ch(uplo), ch(trans), ch(diag), nn, a, la, x, ix), EXALA_BLAS_CALLER);
 }
 
@@ -203,6 +217,7 @@ EXALA_BLAS_EXPORT void dgemm_(const char* transa, const char* transb, const int*
   const double be = s.d(beta, 11);
   const int lc = s.i(ldc, 13);
   if (s.failed("DGEMM ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dgemm_", abi::nominal(2, mm, nn, kk));
   check("DGEMM ",
         abi::gemm(ch(transa), ch(transb), mm, nn, kk, al, a, la, b, lb, be, c, lc),
         EXALA_BLAS_CALLER);
@@ -219,6 +234,7 @@ EXALA_BLAS_EXPORT void dsymm_(const char* side, const char* uplo, const int* m, 
   const double be = s.d(beta, 10);
   const int lc = s.i(ldc, 12);
   if (s.failed("DSYMM ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dsymm_", abi::nominal(2, mm, nn, abi::left_side(side) ? mm : nn));
   check("DSYMM ",
         abi::symm(ch(side), ch(uplo), mm, nn, al, a, la, b, lb, be, c, lc), EXALA_BLAS_CALLER);
 }
@@ -234,6 +250,7 @@ EXALA_BLAS_EXPORT void dsyrk_(const char* uplo, const char* trans, const int* n,
   const double be = s.d(beta, 8);
   const int lc = s.i(ldc, 10);
   if (s.failed("DSYRK ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dsyrk_", abi::nominal(1, nn, nn, kk));
   check("DSYRK ", abi::syrk(ch(uplo), ch(trans), nn, kk, al, a, la, be, c, lc), EXALA_BLAS_CALLER);
 }
 
@@ -246,6 +263,7 @@ EXALA_BLAS_EXPORT void dtrmm_(const char* side, const char* uplo, const char* tr
   const double al = s.d(alpha, 7);
   const int la = s.i(lda, 9), lb = s.i(ldb, 11);
   if (s.failed("DTRMM ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dtrmm_", abi::nominal(1, mm, nn, abi::left_side(side) ? mm : nn));
   check("DTRMM ",
         abi::trmm(ch(side), ch(uplo), ch(transa), ch(diag), mm, nn, al, a, la, b, lb),
         EXALA_BLAS_CALLER);
@@ -260,6 +278,7 @@ EXALA_BLAS_EXPORT void dtrsm_(const char* side, const char* uplo, const char* tr
   const double al = s.d(alpha, 7);
   const int la = s.i(lda, 9), lb = s.i(ldb, 11);
   if (s.failed("DTRSM ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dtrsm_", abi::nominal(1, mm, nn, abi::left_side(side) ? mm : nn));
   check("DTRSM ",
         abi::trsm(ch(side), ch(uplo), ch(transa), ch(diag), mm, nn, al, a, la, b, lb),
         EXALA_BLAS_CALLER);
