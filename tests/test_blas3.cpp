@@ -816,6 +816,21 @@ BOOST_AUTO_TEST_CASE(gemm_engine_vector_rounding) {
         for (double& v : p.c.v) v = qnan;
       check_gemm(p, f, {RN, all_modes[static_cast<std::size_t>(idx) % 4]}, false, {0, 3});
     }
+  // Exact lines of 60-90 bits: 6-9 moduli, the lanes' longer Horner and the
+  // scalar step on limbs (its top 120 bits and a truncation bound), with
+  // ties and exact cancellations from the integer columns.
+  for (int rep = 0; rep < 8; ++rep) {
+    gemm_problem p = make_gemm(layouts[rep % 2], transposes[rep % 3 == 1], transposes[rep % 2],
+                               9 + rep, 6 + rep % 3, 4 + 3 * rep, kind::uniform, r);
+    for (double& v : p.a.v) v = random_exp(r, -25 - 3 * rep, 0);
+    for (double& v : p.b.v) v = rep % 2 ? random_exp(r, -20, 5) : static_cast<double>(static_cast<int>(r() % 9) - 4);
+    p.alpha = rep % 3 ? -1.0 : 0x1p-3;
+    p.beta = rep % 4 ? 1.0 : 0.0;
+    if (rep % 4 == 1)  // C cancels the product exactly where it can
+      for (std::int64_t i = 0; i < p.m; ++i)
+        for (std::int64_t j = 0; j < p.n; ++j) p.c(i, j) = (i + j) % 3 ? p.c(i, j) : 0.0;
+    check_gemm(p, f, {RN, rounding::toward_zero}, false, {0});
+  }
 }
 
 // Wide dynamic range: rows wider than the exact budget take the truncated,

@@ -309,12 +309,30 @@ inline void two_sum_d(double a, double b, double& t, double& q) noexcept {
   const double z = t - a;
   q = (a - (t - z)) + (b - z);
 }
+// X of more than 120 bits (up to 10 moduli, in limbs): its top 120 bits
+// a, X = a 2^z + R with 0 <= R < 2^z <= 2^-119 X; the same steps on a with
+// the scale s + z and 2^z more in the bound (relatively 2^-119).
+inline bool finish_bounded(u128 a, bool neg, int s, double rest, double alpha, double beta, double c,
+                           bool pow2, rounding mode, double& out) noexcept;
 inline bool finish_bounded(__int128 y, int s, double alpha, double beta, double c, bool pow2,
                            rounding mode, double& out) noexcept {
+  const bool neg = y < 0;
+  return finish_bounded(neg ? static_cast<u128>(-y) : static_cast<u128>(y), neg, s, 0.0, alpha, beta, c,
+                        pow2, mode, out);
+}
+inline bool finish_bounded_limbs(const u64* mag, bool neg, int s, double alpha, double beta, double c,
+                                 bool pow2, rounding mode, double& out) noexcept {
+  const int msb = top_bit(mag, x_limbs);
+  if (msb < 0) return false;
+  const int z = msb < 120 ? 0 : msb - 119;
+  const u128 a = (static_cast<u128>(bits_from(mag, x_limbs, z + 64)) << 64) | bits_from(mag, x_limbs, z);
+  return finish_bounded(a, neg, s + z, z > 0 ? 1.0 : 0.0, alpha, beta, c, pow2, mode, out);
+}
+// rest: 1 when the value carries a truncation R < 2^s (0: exact).
+inline bool finish_bounded(u128 a, bool neg, int s, double rest, double alpha, double beta, double c,
+                           bool pow2, rounding mode, double& out) noexcept {
   if (s < -1022 || s > 1023) return false;
   const double f = std::bit_cast<double>(static_cast<u64>(s + 1023) << 52);
-  const bool neg = y < 0;
-  const u128 a = neg ? static_cast<u128>(-y) : static_cast<u128>(y);
   constexpr u64 m40 = (u64{1} << 40) - 1;
   const auto p2 = static_cast<double>(static_cast<u64>(a >> 80));
   const auto p1 = static_cast<double>(static_cast<u64>(a >> 40) & m40);
@@ -327,7 +345,7 @@ inline bool finish_bounded(__int128 y, int s, double alpha, double beta, double 
   const double hs = h * f;
   const double ah = std::fabs(hs);
   if (!(ah >= 0x1p-900 && ah <= 0x1p1000)) return false;
-  const double es = ah * 0x1p-104 + 0x1p-1074;
+  const double es = ah * 0x1p-104 + rest * f + 0x1p-1074;
   if (!pow2) {
     const exala::detail::bounded S{hs, l * f, es};
     return exala::detail::round_bounded_axpby(alpha, S, beta, c, mode, out);
@@ -780,7 +798,7 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   std::vector<std::pair<std::int64_t, std::int64_t>> todo;
   const bool unrounded = p.c_lo != nullptr;
   const bool scale_pow2 = power_of_two(p.alpha) && (p.beta == 0.0 || power_of_two(p.beta));
-  const bool vector_finish = ks.finish_nearest != nullptr && scale_pow2 && nmod <= 5 && !unrounded &&
+  const bool vector_finish = ks.finish_nearest != nullptr && scale_pow2 && !unrounded &&
                              p.mode == rounding::to_nearest_even;
   // Row scales for finish_nearest; rows it must leave alone (special, zero,
   // truncated) get a scale no lane accepts.
@@ -922,6 +940,13 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
             magnitude_of(y, mag, neg);
           } else {
             horner(w.digits.p + r, mrows, nmod, T, mag, neg);
+            double v;
+            if (!unrounded && !si.truncated && !sj.truncated &&
+                finish_bounded_limbs(mag, neg, si.scale + sj.scale, p.alpha, beta_zero ? 0.0 : p.beta,
+                                     beta_zero ? 0.0 : cij, scale_pow2, p.mode, v)) {
+              cij = v;
+              continue;
+            }
           }
         }
         if (unrounded) {

@@ -10,8 +10,9 @@
 // B_t = |v_t| + m_t B_(t+1) (B_(n-1) = |v_(n-1)|) bounding every magnitude
 // met at step t, the step errs by at most 7 * 2^-106 B_t (q: 2^-106 B_t;
 // the two roundings of w: 2 * 2^-53 * 3 * 2^-53 B_t), and an error of
-// eps B_(t+1) carried in grows to at most eps B_t, so |X - H - L| <= 4 *
-// 2^-103 B_0 < 2^-100 B_0 for n <= 5; fl(B_0) (rounded up by at most
+// eps B_(t+1) carried in grows to at most eps B_t, so |X - H - L| <= (n - 1)
+// 7 2^-106 B_0 < 2^-100 B_0 for n <= max_moduli = 10 (every B and H stays
+// below 2^241, far from overflow); fl(B_0) (rounded up by at most
 // 2^-50 relatively) times 2^-99 covers it. Then S = X 2^s with
 // s = row + column scale in [-1022, 1023] (f = 2^s built from its bits):
 // H f exact (checked normal: |H f| in [2^-900, 2^1000]), L f and the bound
@@ -47,7 +48,7 @@ inline void two_sum4(__m256d a, __m256d b, __m256d& t, __m256d& q) noexcept {
 std::int64_t finish_nearest_avx2(const double* v, std::int64_t count, int nmod, const garner_consts& g,
                                  const std::int64_t* row_scale, std::int64_t col_scale, double alpha,
                                  double beta, double* c, unsigned char* left) noexcept {
-  if (nmod < 1 || nmod > 5) {
+  if (nmod < 1 || nmod > max_moduli) {
     for (std::int64_t e = 0; e < count; ++e) left[e] = 1;
     return count;
   }

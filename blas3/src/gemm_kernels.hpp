@@ -92,8 +92,8 @@ struct kernel_set_table {
   void (*garner)(const double* c, std::int64_t plane, std::int64_t count, int nmod,
                  const garner_consts& g, double* v);
   // The common case of the rounding, to nearest, for `count` entries of one
-  // column of C (c[e], read only when beta != 0): from garner's digits
-  // (nmod <= 5), S_e = X_e 2^(row_scale[e] + col_scale), alpha and beta
+  // column of C (c[e], read only when beta != 0): from garner's digits,
+  // S_e = X_e 2^(row_scale[e] + col_scale), alpha and beta
   // powers of two (or beta == 0), writes c[e] = round(alpha S_e + beta c[e])
   // where a bound decides it (gemm_finish_avx2.hpp) and sets left[e] = 1,
   // c[e] untouched, for the others (returns how many). Null in sets without it.
