@@ -359,6 +359,12 @@ inline bool finish_bounded(u128 a, bool neg, int s, double rest, double alpha, d
   return exala::detail::round_bounded(hi, lo, err, mode, out);
 }
 
+// The unrounded output's bound plus D 2^s for a truncated row or column
+// (neither zero): D = 2^dexp bounds the neglected part (see "Truncation
+// bound" below).
+struct line_scale;
+void add_truncation_bound(const line_scale& si, const line_scale& sj, double& err) noexcept;
+
 // ------------------------------------------------------------ operands
 
 // Per row of op(A) (column of op(B)): the exponent range of its finite
@@ -549,6 +555,14 @@ plan make_plan(int pa, int pb, std::int64_t k, const crt_tables& T) {
   p.exact = wa >= pa && wb >= pb;
   p.moduli = moduli_for(2 + c + wa + wb, T);
   return p;
+}
+
+void add_truncation_bound(const line_scale& si, const line_scale& sj, double& err) noexcept {
+  const int e1 = sj.truncated ? si.norm_exp : INT_MIN;
+  const int e2 = si.truncated ? sj.norm_exp : INT_MIN;
+  const int dexp = std::max(0, std::max(e1, e2) + 1) + si.scale + sj.scale;
+  const double d = dexp > 1023 ? k_inf : std::ldexp(1.0, std::max(dexp, -1074));
+  err = 2.0 * (err + d);  // twice: the rounding of the sum
 }
 
 // Truncation bound (for a truncated row i or column j). With t = t_i, u = u_j,
@@ -800,11 +814,14 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   const bool scale_pow2 = power_of_two(p.alpha) && (p.beta == 0.0 || power_of_two(p.beta));
   const bool vector_finish = ks.finish_nearest != nullptr && scale_pow2 && !unrounded &&
                              p.mode == rounding::to_nearest_even;
-  // Row scales for finish_nearest; rows it must leave alone (special, zero,
-  // truncated) get a scale no lane accepts.
-  std::vector<std::int64_t> row_scale(vector_finish ? static_cast<std::size_t>(m) : 0);
-  for (std::int64_t i = 0; vector_finish && i < m; ++i)
-    row_scale[i] = rows[i].special || rs[i].skip || rs[i].truncated ? std::int64_t{1} << 40 : rs[i].scale;
+  const bool vector_split = ks.split_unrounded != nullptr && unrounded;
+  // Row scales for finish_nearest / split_unrounded; rows they must leave
+  // alone (special, zero; truncated for the rounding) get a scale no lane
+  // accepts.
+  std::vector<std::int64_t> row_scale(vector_finish || vector_split ? static_cast<std::size_t>(m) : 0);
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(row_scale.size()); ++i)
+    row_scale[i] = rows[i].special || rs[i].skip || (rs[i].truncated && !unrounded) ? std::int64_t{1} << 40
+                                                                                     : rs[i].scale;
 
   const scalar alpha = unpack(p.alpha);
   const bool beta_zero = p.beta == 0.0;
@@ -912,14 +929,24 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
       ks.garner(w.cres.p + q * ldc, plane, mrows, nmod, T.g, w.digits.p);
       // The common case in SIMD lanes first (exact lines, nearest, alpha and
       // beta powers of two); the scalar loop does the entries it leaves.
+      // (The unrounded output likewise, its truncation bound added below.)
       const bool lanes = vector_finish && !sj.truncated && !sj.skip;
+      const bool split_lanes = vector_split && !sj.skip;
       if (lanes)
         ks.finish_nearest(w.digits.p, mrows, nmod, T.g, row_scale.data() + i0, sj.scale, p.alpha,
                           beta_zero ? 0.0 : p.beta, p.c + i0 + j * p.ldc, w.left.data());
+      else if (split_lanes)
+        ks.split_unrounded(w.digits.p, mrows, nmod, T.g, row_scale.data() + i0, sj.scale,
+                           p.c + i0 + j * p.ldc, p.c_lo + i0 + j * p.ldc, p.c_err + i0 + j * p.ldc,
+                           w.left.data());
       for (std::int64_t r = 0; r < mrows; ++r) {
-        if (lanes && w.left[r] == 0) continue;
         const std::int64_t i = i0 + r;
         const line_scale& si = rs[i];
+        if (lanes && w.left[r] == 0) continue;
+        if (split_lanes && w.left[r] == 0) {
+          if (si.truncated || sj.truncated) add_truncation_bound(si, sj, p.c_err[i + j * p.ldc]);
+          continue;
+        }
         if (rows[i].special) {
           if (unrounded) p.c_err[i + j * p.ldc] = k_nan;
           continue;
@@ -952,14 +979,7 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
         if (unrounded) {
           const std::int64_t e = i + j * p.ldc;
           split_hi_lo(mag, x_limbs, neg, si.scale + sj.scale, cij, p.c_lo[e], p.c_err[e]);
-          if ((si.truncated || sj.truncated) && !si.skip && !sj.skip) {
-            // plus D 2^s, D = 2^dexp the truncation bound (see below)
-            const int e1 = sj.truncated ? si.norm_exp : INT_MIN;
-            const int e2 = si.truncated ? sj.norm_exp : INT_MIN;
-            const int dexp = std::max(0, std::max(e1, e2) + 1) + si.scale + sj.scale;
-            const double d = dexp > 1023 ? k_inf : std::ldexp(1.0, std::max(dexp, -1074));
-            p.c_err[e] = 2.0 * (p.c_err[e] + d);  // twice: the rounding of the sum
-          }
+          if ((si.truncated || sj.truncated) && !si.skip && !sj.skip) add_truncation_bound(si, sj, p.c_err[e]);
           continue;
         }
         const double cv = beta_zero ? 0.0 : cij;

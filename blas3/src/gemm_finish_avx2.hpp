@@ -45,6 +45,84 @@ inline void two_sum4(__m256d a, __m256d b, __m256d& t, __m256d& q) noexcept {
   q = _mm256_add_pd(_mm256_sub_pd(a, _mm256_sub_pd(t, z)), _mm256_sub_pd(b, z));
 }
 
+// Horner's rule in double-double over lanes [e, e + 4) (mask k): X = H + L
+// within 2^-100 B (above).
+inline void horner_dd4(const double* v, std::int64_t count, std::int64_t e, __m256i k, int nmod,
+                       const garner_consts& g, __m256d& H, __m256d& L, __m256d& B) noexcept {
+  H = _mm256_maskload_pd(v + (nmod - 1) * count + e, k);
+  L = _mm256_setzero_pd();
+  B = abs4(H);
+  for (int t = nmod - 2; t >= 0; --t) {
+    const __m256d m = _mm256_set1_pd(g.md[t].m);
+    const __m256d d = _mm256_maskload_pd(v + t * count + e, k);
+    const __m256d p = _mm256_mul_pd(H, m);
+    const __m256d ee = _mm256_fmsub_pd(H, m, p);
+    const __m256d q = _mm256_mul_pd(L, m);
+    __m256d s, f;
+    two_sum4(p, d, s, f);
+    const __m256d w = _mm256_add_pd(_mm256_add_pd(ee, q), f);
+    two_sum4(s, w, H, L);
+    B = _mm256_fmadd_pd(B, m, abs4(d));  // rounded: the 2^-99 below has the slack
+  }
+}
+
+// 2^s for the lanes' s = row_scale + col_scale, and which lanes of k have s
+// in [-1022, 1023].
+inline __m256d scale4(const std::int64_t* row_scale, std::int64_t e, __m256i k, std::int64_t col_scale,
+                      __m256d& s_ok) noexcept {
+  const __m256i sc =
+      _mm256_add_epi64(_mm256_maskload_epi64(reinterpret_cast<const long long*>(row_scale + e), k),
+                       _mm256_set1_epi64x(col_scale));
+  const __m256i out = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(-1022), sc),
+                                      _mm256_cmpgt_epi64(sc, _mm256_set1_epi64x(1023)));
+  s_ok = _mm256_castsi256_pd(_mm256_andnot_si256(out, k));
+  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(sc, _mm256_set1_epi64x(1023)), 52));
+}
+
+// Sets left[e..] from the lanes of ok (e + 4 may pass count); returns how many are left.
+inline std::int64_t mark_left(__m256d ok, std::int64_t e, std::int64_t count, unsigned char* left) noexcept {
+  const int done = _mm256_movemask_pd(ok);
+  const std::int64_t lanes = count - e < 4 ? count - e : 4;
+  std::int64_t n = 0;
+  for (std::int64_t u = 0; u < lanes; ++u) {
+    left[e + u] = static_cast<unsigned char>(((done >> u) & 1) == 0);
+    n += left[e + u];
+  }
+  return n;
+}
+
+// The unrounded output (problem::c_lo) of the same lanes: hi = H 2^s, lo =
+// L 2^s, err = fl(B) 2^-99 2^s + 2^-1074 >= |S - hi - lo| (hi exact: checked
+// |H 2^s| <= 2^1000, and H 2^s either normal or 0 with X = 0; lo and the
+// bound within 2^-1075 where they underflow). Lanes with a scale out of
+// range or a larger hi are left (left[e] = 1, nothing written).
+std::int64_t split_unrounded_avx2(const double* v, std::int64_t count, int nmod, const garner_consts& g,
+                                  const std::int64_t* row_scale, std::int64_t col_scale, double* hi,
+                                  double* lo, double* err, unsigned char* left) noexcept {
+  if (nmod < 1 || nmod > max_moduli) {
+    for (std::int64_t e = 0; e < count; ++e) left[e] = 1;
+    return count;
+  }
+  const __m256i idx = _mm256_set_epi64x(3, 2, 1, 0);
+  std::int64_t nleft = 0;
+  for (std::int64_t e = 0; e < count; e += 4) {
+    const __m256i k = _mm256_cmpgt_epi64(_mm256_set1_epi64x(count - e), idx);
+    __m256d H, L, B, ok;
+    horner_dd4(v, count, e, k, nmod, g, H, L, B);
+    const __m256d fs = scale4(row_scale, e, k, col_scale, ok);
+    const __m256d hs = _mm256_mul_pd(H, fs);
+    ok = _mm256_and_pd(ok, _mm256_cmp_pd(abs4(hs), _mm256_set1_pd(0x1p1000), _CMP_LE_OQ));
+    const __m256i store = _mm256_castpd_si256(ok);
+    _mm256_maskstore_pd(hi + e, store, hs);
+    _mm256_maskstore_pd(lo + e, store, _mm256_mul_pd(L, fs));
+    _mm256_maskstore_pd(err + e, store,
+                        _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(B, _mm256_set1_pd(0x1p-99)), fs),
+                                      _mm256_set1_pd(0x1p-1074)));
+    nleft += mark_left(ok, e, count, left);
+  }
+  return nleft;
+}
+
 std::int64_t finish_nearest_avx2(const double* v, std::int64_t count, int nmod, const garner_consts& g,
                                  const std::int64_t* row_scale, std::int64_t col_scale, double alpha,
                                  double beta, double* c, unsigned char* left) noexcept {
@@ -57,36 +135,18 @@ std::int64_t finish_nearest_avx2(const double* v, std::int64_t count, int nmod, 
   const __m256d cmax = _mm256_set1_pd(0x1p1000), hmin = _mm256_set1_pd(0x1p-900);
   const __m256d rmin = _mm256_set1_pd(0x1p-960), rmax = _mm256_set1_pd(0x1p1022);
   const __m256i mant = _mm256_set1_epi64x((std::int64_t{1} << 52) - 1);
-  const __m256i lo_s = _mm256_set1_epi64x(-1022), hi_s = _mm256_set1_epi64x(1023);
   const __m256i idx = _mm256_set_epi64x(3, 2, 1, 0);
   std::int64_t nleft = 0;
   for (std::int64_t e = 0; e < count; e += 4) {
     const __m256i k = _mm256_cmpgt_epi64(_mm256_set1_epi64x(count - e), idx);
-    __m256d H = _mm256_maskload_pd(v + (nmod - 1) * count + e, k);
-    __m256d L = _mm256_setzero_pd();
-    __m256d B = abs4(H);
-    for (int t = nmod - 2; t >= 0; --t) {
-      const __m256d m = _mm256_set1_pd(g.md[t].m);
-      const __m256d d = _mm256_maskload_pd(v + t * count + e, k);
-      const __m256d p = _mm256_mul_pd(H, m);
-      const __m256d ee = _mm256_fmsub_pd(H, m, p);
-      const __m256d q = _mm256_mul_pd(L, m);
-      __m256d s, f;
-      two_sum4(p, d, s, f);
-      const __m256d w = _mm256_add_pd(_mm256_add_pd(ee, q), f);
-      two_sum4(s, w, H, L);
-      B = _mm256_fmadd_pd(B, m, abs4(d));  // rounded: the 2^-99 below has the slack
-    }
-    // 2^s from its bits, for s in [-1022, 1023]
-    const __m256i sc = _mm256_add_epi64(_mm256_maskload_epi64(reinterpret_cast<const long long*>(row_scale + e), k),
-                                        _mm256_set1_epi64x(col_scale));
-    const __m256i s_ok = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi64(lo_s, sc), _mm256_cmpgt_epi64(sc, hi_s)), k);
-    const __m256d fs = _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(sc, _mm256_set1_epi64x(1023)), 52));
+    __m256d H, L, B, s_ok;
+    horner_dd4(v, count, e, k, nmod, g, H, L, B);
+    const __m256d fs = scale4(row_scale, e, k, col_scale, s_ok);
     const __m256d hs = _mm256_mul_pd(H, fs);
     const __m256d ls = _mm256_mul_pd(L, fs);
     const __m256d es = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(B, _mm256_set1_pd(0x1p-99)), fs),
                                      _mm256_set1_pd(0x1p-1074));
-    __m256d ok = _mm256_and_pd(_mm256_castsi256_pd(s_ok),
+    __m256d ok = _mm256_and_pd(s_ok,
                                _mm256_and_pd(_mm256_cmp_pd(abs4(hs), hmin, _CMP_GE_OQ),
                                              _mm256_cmp_pd(abs4(hs), cmax, _CMP_LE_OQ)));
     __m256d cv = _mm256_setzero_pd();
@@ -118,12 +178,7 @@ std::int64_t finish_nearest_avx2(const double* v, std::int64_t count, int nmod, 
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_add_pd(dl, err), _mm256_mul_pd(half, g_up), _CMP_LT_OQ));
     ok = _mm256_and_pd(ok, _mm256_cmp_pd(_mm256_sub_pd(dl, err), _mm256_mul_pd(_mm256_set1_pd(-0.5), g_dn), _CMP_GT_OQ));
     _mm256_maskstore_pd(c + e, _mm256_castpd_si256(ok), hi);
-    const int done = _mm256_movemask_pd(ok);
-    const std::int64_t lanes = count - e < 4 ? count - e : 4;
-    for (std::int64_t u = 0; u < lanes; ++u) {
-      left[e + u] = static_cast<unsigned char>(((done >> u) & 1) == 0);
-      nleft += left[e + u];
-    }
+    nleft += mark_left(ok, e, count, left);
   }
   return nleft;
 }

@@ -100,6 +100,12 @@ struct kernel_set_table {
   std::int64_t (*finish_nearest)(const double* v, std::int64_t count, int nmod, const garner_consts& g,
                                  const std::int64_t* row_scale, std::int64_t col_scale, double alpha,
                                  double beta, double* c, unsigned char* left) noexcept;
+  // The unrounded output (problem::c_lo) of `count` entries of one column:
+  // hi[e] + lo[e] within err[e] of S_e (as above, without alpha and beta),
+  // where the scale allows it; left[e] = 1, nothing written, for the others.
+  std::int64_t (*split_unrounded)(const double* v, std::int64_t count, int nmod, const garner_consts& g,
+                                  const std::int64_t* row_scale, std::int64_t col_scale, double* hi,
+                                  double* lo, double* err, unsigned char* left) noexcept;
 };
 
 // Each returns nullptr when its set is not compiled into this build.

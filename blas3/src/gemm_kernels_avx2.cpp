@@ -115,7 +115,7 @@ void garner(const double* c, std::int64_t plane, std::int64_t count, int nmod, c
   }
 }
 
-const kernel_set_table table = {"avx2", mr, nr, pack_a, pack_b, kernel, garner, finish_nearest_avx2};
+const kernel_set_table table = {"avx2", mr, nr, pack_a, pack_b, kernel, garner, finish_nearest_avx2, split_unrounded_avx2};
 
 }  // namespace
 

@@ -91,7 +91,7 @@ void garner(const double* c, std::int64_t plane, std::int64_t count, int nmod, c
   }
 }
 
-const kernel_set_table table = {"portable", mr, nr, pack_a, pack_b, kernel, garner, nullptr};
+const kernel_set_table table = {"portable", mr, nr, pack_a, pack_b, kernel, garner, nullptr, nullptr};
 
 }  // namespace
 
