@@ -82,7 +82,7 @@ struct canonical {
 // Buffers of blocked_trsm kept by a thread between calls (fresh pages cost
 // a page fault each), up to keep_bytes; larger ones are freed after the call.
 struct trsm_work {
-  std::vector<double> xn, bw, phi, plo, perr, cf;
+  std::vector<double> xn, phi, plo, perr, cf;
 };
 thread_local trsm_work cached_trsm_work;
 constexpr std::size_t keep_bytes = std::size_t{48} << 20;
@@ -99,25 +99,22 @@ void blocked_trsm(const canonical& s, const exec& ex) {
   const std::int64_t groups = (nrhs + lanes - 1) / lanes;
 
   // Row-major over the right-hand sides (element (i, r) at [i nrhs + r]):
-  // xn = -X, bw = B, and a block's unrounded numerator parts phi + plo
-  // within perr; cf: the rows' coefficient vectors (below).
+  // xn = -X and a block's unrounded numerator parts phi + plo within perr;
+  // cf: the rows' coefficient vectors (below). B is read and overwritten in
+  // place: b_i of a right-hand side is last read when its x_i is written.
   trsm_work& wk = cached_trsm_work;
   const auto total = static_cast<std::size_t>(na * nrhs), part = static_cast<std::size_t>(nb * nrhs);
   const std::int64_t zrows = nb + 3;
   wk.xn.resize(total);
-  wk.bw.resize(total);
   wk.phi.resize(part);
   wk.plo.resize(part);
   wk.perr.resize(part);
   wk.cf.resize(static_cast<std::size_t>(nb * zrows));
   double* const xn = wk.xn.data();
-  double* const bw = wk.bw.data();
   double* const phi = wk.phi.data();
   double* const plo = wk.plo.data();
   double* const perr = wk.perr.data();
   double* const cf = wk.cf.data();
-  for (std::int64_t i = 0; i < na; ++i)
-    for (std::int64_t r = 0; r < nrhs; ++r) bw[i * nrhs + r] = s.B(i, r);
   exec inner = ex;  // the exact fallbacks run on the calling thread
   inner.backend = backend::simd;
   inner.threads = 0;
@@ -183,9 +180,11 @@ void blocked_trsm(const canonical& s, const exec& ex) {
         const std::int64_t i = i0 + r;
         double* zt = z.data() + zh * lanes;
         const std::int64_t e0 = r * nrhs + r0;
-        std::copy(phi + e0, phi + e0 + w, zt);
-        std::copy(plo + e0, plo + e0 + w, zt + lanes);
-        std::copy(bw + i * nrhs + r0, bw + i * nrhs + r0 + w, zt + 2 * lanes);
+        for (std::int64_t k = 0; k < w; ++k) {
+          zt[k] = phi[e0 + k];
+          zt[lanes + k] = plo[e0 + k];
+          zt[2 * lanes + k] = s.B(i, r0 + k);
+        }
         const std::int64_t z0 = z0_of(r);
         detail::rows_bounded(z.data() + z0 * lanes, lanes, static_cast<std::size_t>(w),
                              static_cast<std::size_t>(len_of(r)), cf + r * zrows + z0, num);
@@ -204,12 +203,13 @@ void blocked_trsm(const canonical& s, const exec& ex) {
             for (std::int64_t j = 0; j < na; ++j) col[j] = xn[j * nrhs + rhs];
             exec fx = inner;
             fx.mode = s.mode;
-            xi = detail::trsv_entry_exact(s.lay, s.ul, s.trans, s.dg, na, s.alpha, bw[i * nrhs + rhs], s.a,
+            xi = detail::trsv_entry_exact(s.lay, s.ul, s.trans, s.dg, na, s.alpha, s.B(i, rhs), s.a,
                                           s.lda, col.data(), i, fx);
           }
           zx[k] = -xi;
+          xn[i * nrhs + r0 + k] = -xi;
+          s.B(i, r0 + k) = xi;
         }
-        std::copy(zx, zx + w, xn + i * nrhs + r0);
       }
     };
     if (threads <= 1 || groups < 2) {
@@ -233,11 +233,8 @@ void blocked_trsm(const canonical& s, const exec& ex) {
       if (failure) std::rethrow_exception(failure);
     }
   }
-  for (std::int64_t i = 0; i < na; ++i)
-    for (std::int64_t r = 0; r < nrhs; ++r) s.B(i, r) = -xn[i * nrhs + r];
-  const std::size_t bytes =
-      sizeof(double) * (wk.xn.capacity() + wk.bw.capacity() + wk.phi.capacity() + wk.plo.capacity() +
-                        wk.perr.capacity() + wk.cf.capacity());
+  const std::size_t bytes = sizeof(double) * (wk.xn.capacity() + wk.phi.capacity() + wk.plo.capacity() +
+                                              wk.perr.capacity() + wk.cf.capacity());
   if (bytes > keep_bytes) wk = trsm_work{};
 }
 
