@@ -255,6 +255,15 @@ bool detail::axpby_nearest(const double* hi, const double* lo, const double* err
   return true;
 }
 
+bool detail::rows_solve_nearest(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
+                                const double* w, const double* extra, double d, double* x,
+                                unsigned char* left, std::size_t& nleft) {
+  const detail::kernel_table& k = detail::active_kernels();
+  if (k.rows_solve_nearest == nullptr) return false;
+  nleft = k.rows_solve_nearest(a, ld, r, n, w, extra, d, x, left);
+  return true;
+}
+
 void detail::rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                           const double* x, bounded* out) {
   detail::active_kernels().rows_bounded(a, ld, r, n, x, out);

@@ -68,6 +68,13 @@ struct kernel_table {
   // bound does not decide; returns how many are left. nullptr where none.
   std::size_t (*axpby_nearest)(const double* hi, const double* lo, const double* err, double alpha, double beta,
                                const double* y, double* out, std::size_t r, unsigned char* left);
+  // Triangular-solve rows in rows_bounded's lanes (rows_solve_lanes):
+  // x[k] = round(N_k / d) to nearest, N_k within extra[k] of sum_j
+  // a[k + j ld] w[j], where the bound decides; left[k] = 1 elsewhere;
+  // returns how many are left. nullptr where a set has none.
+  std::size_t (*rows_solve_nearest)(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
+                                    const double* w, const double* extra, double d, double* x,
+                                    unsigned char* left);
 };
 
 // Longest dot the bounded kernels take (their bound is stated for n <= 2^24).

@@ -43,6 +43,8 @@ struct v256 {
   static reg sub(reg a, reg b) { return _mm256_sub_pd(a, b); }
   static reg mul(reg a, reg b) { return _mm256_mul_pd(a, b); }
   static reg fmsub(reg a, reg b, reg c) { return _mm256_fmsub_pd(a, b, c); }
+  static reg fnmadd(reg a, reg b, reg c) { return _mm256_fnmadd_pd(a, b, c); }  // c - a b, one rounding
+  static reg div(reg a, reg b) { return _mm256_div_pd(a, b); }
   static reg abs(reg a) {
     return _mm256_and_pd(a, _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL)));
   }
@@ -155,6 +157,11 @@ bool sum_bounded256(const double* x, std::size_t n, bool absolute, bounded& b) {
   return absolute ? dot_bounded_kernel<v256, 2>(x, nullptr, n, b) : dot_bounded_kernel<v256, 1>(x, nullptr, n, b);
 }
 
+std::size_t rows_solve256(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* w,
+                        const double* extra, double d, double* x, unsigned char* left) {
+  return rows_solve_kernel<v256>(a, ld, r, n, w, extra, d, x, left);
+}
+
 void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* x,
                     bounded* out) {
   rows_bounded_kernel<v256>(a, ld, r, n, x, out);
@@ -163,7 +170,7 @@ void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_
 const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256,
                          rows_bounded256, 16, strided_bounded_kernel,
                          sum_bounded256, rank1_nearest256,
-                         two_products_nearest256, axpby_nearest256};
+                         two_products_nearest256, axpby_nearest256, rows_solve256};
 
 }  // namespace
 

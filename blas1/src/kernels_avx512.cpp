@@ -43,6 +43,8 @@ struct v512 {
   static reg sub(reg a, reg b) { return _mm512_sub_pd(a, b); }
   static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
   static reg fmsub(reg a, reg b, reg c) { return _mm512_fmsub_pd(a, b, c); }
+  static reg fnmadd(reg a, reg b, reg c) { return _mm512_fnmadd_pd(a, b, c); }  // c - a b, one rounding
+  static reg div(reg a, reg b) { return _mm512_div_pd(a, b); }
   static reg abs(reg a) {
     return _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(a),
                                                 _mm512_set1_epi64(0x7fffffffffffffffLL)));
@@ -163,6 +165,11 @@ bool sum_bounded512(const double* x, std::size_t n, bool absolute, bounded& b) {
   return absolute ? dot_bounded_kernel<v512, 2>(x, nullptr, n, b) : dot_bounded_kernel<v512, 1>(x, nullptr, n, b);
 }
 
+std::size_t rows_solve512(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* w,
+                        const double* extra, double d, double* x, unsigned char* left) {
+  return rows_solve_kernel<v512>(a, ld, r, n, w, extra, d, x, left);
+}
+
 void rows_bounded512(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* x,
                     bounded* out) {
   rows_bounded_kernel<v512>(a, ld, r, n, x, out);
@@ -171,7 +178,7 @@ void rows_bounded512(const double* a, std::int64_t ld, std::size_t r, std::size_
 const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512, dot_bounded512,
                          rows_bounded512, 16, strided_bounded_kernel,
                          sum_bounded512, rank1_nearest512,
-                         two_products_nearest512, axpby_nearest512};
+                         two_products_nearest512, axpby_nearest512, rows_solve512};
 
 }  // namespace
 

@@ -35,7 +35,7 @@ void scal_s(double alpha, double* x, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] = alpha * x[i];
 }
 
-const kernel_table table{"scalar", sum_s, asum_s, dot_s, axpy_s, scal_s, nullptr, nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr};
+const kernel_table table{"scalar", sum_s, asum_s, dot_s, axpy_s, scal_s, nullptr, nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace
 

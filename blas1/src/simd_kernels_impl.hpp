@@ -753,16 +753,15 @@ bool dot_bounded_kernel(const double* x, const double* y, std::size_t n, bounded
 // state is not finite gets a NaN err (round_bounded refuses it).
 constexpr std::size_t prefetch_cols = 16;
 
+// The Dot2 states (s, c, P) of the r lanes, stored to ls, lc, lp (R each);
+// false (nothing stored) where n or r is out of the bound's range.
 template <class V, int UR>
-void rows_bounded_lanes(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
-                         const double* x, bounded* out) {
+bool rows_dot2_lanes(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* x,
+                     double* ls, double* lc, double* lp) {
   using reg = typename V::reg;
   constexpr int W = V::width;
   constexpr std::size_t R = UR * W;
-  if (n > dot_bounded_max || r > R) {
-    for (std::size_t k = 0; k < r; ++k) out[k] = bounded{0.0, 0.0, __builtin_nan("")};
-    return;
-  }
+  if (n > dot_bounded_max || r > R) return false;
   reg s[UR], c[UR], pa[UR];
   for (int u = 0; u < UR; ++u) s[u] = c[u] = pa[u] = V::zero();
   alignas(64) double part[R];  // a partial block's column, zero padded
@@ -785,14 +784,30 @@ void rows_bounded_lanes(const double* a, std::int64_t ld, std::size_t r, std::si
     const reg xj = V::set1(x[j]);
     for (int u = 0; u < UR; ++u) dot2_step<V>(s[u], c[u], pa[u], V::load(col + u * W), xj);
   }
-  alignas(64) double ls[R], lc[R], lp[R];
   for (int u = 0; u < UR; ++u) {
     V::store(ls + u * W, s[u]);
     V::store(lc + u * W, c[u]);
     V::store(lp + u * W, pa[u]);
   }
+  return true;
+}
+
+// K of the Dot2 bound for one lane (L = 1) and n terms, exact.
+inline double lane_bound_k(std::size_t n) {
   const double nd = static_cast<double>(n);
-  const double kk = (2.0 * nd + 4.0) * (nd + 3.0);  // K with L = 1, exact
+  return (2.0 * nd + 4.0) * (nd + 3.0);
+}
+
+template <class V, int UR>
+void rows_bounded_lanes(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
+                        const double* x, bounded* out) {
+  constexpr std::size_t R = UR * V::width;
+  alignas(64) double ls[R], lc[R], lp[R];
+  if (!rows_dot2_lanes<V, UR>(a, ld, r, n, x, ls, lc, lp)) {
+    for (std::size_t k = 0; k < r; ++k) out[k] = bounded{0.0, 0.0, __builtin_nan("")};
+    return;
+  }
+  const double kk = lane_bound_k(n);
   for (std::size_t k = 0; k < r; ++k) {
     bounded& b = out[k];
     if (!(ls[k] - ls[k] == 0.0 && lc[k] - lc[k] == 0.0 && lp[k] - lp[k] == 0.0)) {
@@ -856,6 +871,76 @@ struct nearest_lanes {
     return static_cast<std::size_t>(V::width - __builtin_popcount(bits));
   }
 };
+
+// Triangular-solve rows in lanes (blocked trsm): lane k's numerator N_k is
+// within extra[k] of sum_j a[k + j ld] w[j]; x[k] = round(N_k / d) to
+// nearest where the bound decides. Per lane, rows_bounded's bound gives hi +
+// lo within e of the sum (hi = fl(hi + lo)), so N_k is within E = 2 (e +
+// extra[k]) of hi + lo (twice: the rounding of that sum), and then as
+// round_bounded_div: q1 = fl(hi / d), r = fma(-q1, d, hi) within u |r|,
+// t = fl(r + lo) within u |t|, q2 = fl(t / d) within u |q2|, q1 + q2 = H + L
+// (TwoSum) within (E + u (|r| + |t|)) / |d| + u |q2| of N_k / d, doubled
+// plus 2^-1000 for the roundings and underflows of the bound itself, with
+// |hi| and |q1| in [2^-900, 2^1000] (the remainder step must not underflow),
+// and nearest_lanes' test. d finite and nonzero (1 for a unit diagonal).
+// Lanes it does not decide get left[k] = 1 (x[k] untouched); returns how many.
+template <class V, int UR>
+std::size_t rows_solve_lanes(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* w,
+                             const double* extra, double d, double* x, unsigned char* left) {
+  using reg = typename V::reg;
+  using mask = typename V::mask;
+  constexpr int W = V::width;
+  constexpr std::size_t R = UR * W;
+  alignas(64) double ls[R], lc[R], lp[R], ex[R], xo[R];
+  alignas(64) unsigned char lf[R];
+  if (!rows_dot2_lanes<V, UR>(a, ld, r, n, w, ls, lc, lp)) {
+    for (std::size_t k = 0; k < r; ++k) left[k] = 1;
+    return r;
+  }
+  for (std::size_t k = 0; k < R; ++k) ex[k] = k < r ? extra[k] : 0.0;
+  const nearest_lanes<V> nl;
+  const reg kk = V::set1(lane_bound_k(n) * 0x1p-105), floor_err = V::set1(0x1p-1000);
+  const reg two = V::set1(2.0), u = V::set1(0x1p-53), lo_q = V::set1(0x1p-900), hi_q = V::set1(0x1p1000);
+  const reg vd = V::set1(d), ad = V::set1(d < 0 ? -d : d);
+  for (int v = 0; v < UR; ++v) {
+    const reg s = V::load(ls + v * W), c = V::load(lc + v * W), pa = V::load(lp + v * W);
+    reg hi, lo;
+    V::eft::two_sum(s, c, hi, lo);
+    const reg e = V::add(V::mul(pa, kk), floor_err);
+    const reg big_e = V::mul(two, V::add(e, V::load(ex + v * W)));
+    const reg q1 = V::div(hi, vd);
+    const reg rr = V::fnmadd(q1, vd, hi);
+    const reg t = V::add(rr, lo);
+    const reg q2 = V::div(t, vd);
+    reg qh, ql;
+    V::eft::two_sum(q1, q2, qh, ql);
+    const reg err = V::add(
+        V::mul(two, V::add(V::div(V::add(big_e, V::mul(V::add(V::abs(rr), V::abs(t)), u)), ad),
+                           V::mul(V::abs(q2), u))),
+        floor_err);
+    mask ok = V::mask_and(V::ge(V::abs(hi), lo_q), V::le(V::abs(hi), hi_q));
+    ok = V::mask_and(ok, V::mask_and(V::ge(V::abs(q1), lo_q), V::le(V::abs(q1), hi_q)));
+    ok = V::mask_and(ok, V::le(err, hi_q));  // also false on NaN (inf and NaN states)
+    ok = V::mask_and(ok, nl.decided(qh, ql, err));
+    nl.store(xo + v * W, V::zero(), qh, ok, lf + v * W);
+  }
+  std::size_t nleft = 0;
+  for (std::size_t k = 0; k < r; ++k) {
+    left[k] = lf[k];
+    if (lf[k] == 0) x[k] = xo[k];
+    nleft += lf[k];
+  }
+  return nleft;
+}
+
+// 16 lanes (8 for a block of at most 8), as rows_bounded_kernel.
+template <class V>
+std::size_t rows_solve_kernel(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* w,
+                              const double* extra, double d, double* x, unsigned char* left) {
+  constexpr int UR = 16 / V::width;
+  if (UR >= 2 && r <= 8) return rows_solve_lanes<V, (UR >= 2 ? UR / 2 : 1)>(a, ld, r, n, w, extra, d, x, left);
+  return rows_solve_lanes<V, UR>(a, ld, r, n, w, extra, d, x, left);
+}
 
 // c_i = round(c_i + alpha x_i b) to nearest, for one column of a rank-1
 // update (dger; gemm with k = 1 and beta = 1), one row per lane. With

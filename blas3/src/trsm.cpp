@@ -175,6 +175,8 @@ void blocked_trsm(const canonical& s, const exec& ex) {
       const std::int64_t r0 = g * lanes, w = std::min(lanes, nrhs - r0);
       z.assign(static_cast<std::size_t>(zrows * lanes), 0.0);
       bounded num[64];
+      double xq[64];
+      unsigned char left[64];
       for (std::int64_t t = 0; t < rows; ++t) {
         const std::int64_t r = forward ? t : rows - 1 - t;
         const std::int64_t i = i0 + r;
@@ -186,17 +188,29 @@ void blocked_trsm(const canonical& s, const exec& ex) {
           zt[2 * lanes + k] = s.B(i, r0 + k);
         }
         const std::int64_t z0 = z0_of(r);
-        detail::rows_bounded(z.data() + z0 * lanes, lanes, static_cast<std::size_t>(w),
-                             static_cast<std::size_t>(len_of(r)), cf + r * zrows + z0, num);
         const double tii = unit ? 1.0 : s.T(i, i);
         double* const zx = z.data() + (forward ? 3 + r : r) * lanes;  // the Z row of -x_i
+        // To nearest, the quotients are decided in the lanes (the panel's
+        // bound as each lane's extra error); else per entry as below.
+        std::size_t nleft = 0;
+        const bool in_lanes =
+            s.mode == rounding::to_nearest_even &&
+            detail::rows_solve_nearest(z.data() + z0 * lanes, lanes, static_cast<std::size_t>(w),
+                                       static_cast<std::size_t>(len_of(r)), cf + r * zrows + z0, perr + e0,
+                                       tii, xq, left, nleft);
+        if (!in_lanes)
+          detail::rows_bounded(z.data() + z0 * lanes, lanes, static_cast<std::size_t>(w),
+                               static_cast<std::size_t>(len_of(r)), cf + r * zrows + z0, num);
         for (std::int64_t k = 0; k < w; ++k) {
-          bounded nk = num[k];
-          nk.err = 2.0 * (nk.err + perr[e0 + k]);  // twice: the rounding of the sum
-          double xi;
-          const bool decided = nk.err >= 0.0 &&  // false for NaN
-                               (unit ? detail::round_bounded(nk.hi, nk.lo, nk.err, s.mode, xi)
-                                     : detail::round_bounded_div(nk, tii, s.mode, xi));
+          double xi = xq[k];
+          bool decided = in_lanes && left[k] == 0;
+          if (!in_lanes) {
+            bounded nk = num[k];
+            nk.err = 2.0 * (nk.err + perr[e0 + k]);  // twice: the rounding of the sum
+            decided = nk.err >= 0.0 &&  // false for NaN
+                      (unit ? detail::round_bounded(nk.hi, nk.lo, nk.err, s.mode, xi)
+                            : detail::round_bounded_div(nk, tii, s.mode, xi));
+          }
           if (!decided) {  // x_i from its exact numerator, over this right-hand side's -x
             const std::int64_t rhs = r0 + k;
             col.resize(static_cast<std::size_t>(na));

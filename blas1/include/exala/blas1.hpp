@@ -124,6 +124,13 @@ bool two_products_nearest(const double* u, const double* v, double b0, double b1
 // bound does not decide, nleft their number; false without such a kernel.
 bool axpby_nearest(const double* hi, const double* lo, const double* err, double alpha, double beta,
                    const double* y, double* out, std::size_t r, unsigned char* left, std::size_t& nleft);
+// rows_solve_nearest: for the r <= rows_bounded_block() lanes of
+// rows_bounded, x[k] = round(N_k / d) to nearest where N_k is within
+// extra[k] of sum_j a[k + j ld] w[j] and the bound decides (d finite,
+// nonzero); left[k] = 1 (x[k] untouched) for the others, nleft their
+// number. False (nothing written) without such a kernel. (Blocked trsm.)
+bool rows_solve_nearest(const double* a, std::int64_t ld, std::size_t r, std::size_t n, const double* w,
+                        const double* extra, double d, double* x, unsigned char* left, std::size_t& nleft);
 }  // namespace detail
 
 // ------------------------------------------------------------ element-wise
