@@ -273,6 +273,8 @@ bool small_gemm(const detail::gemm3::problem& p) {
     for (std::int64_t j = 0; j < p.n; ++j)
       saved.insert(saved.end(), p.c + j * p.ldc, p.c + j * p.ldc + p.m);
   std::vector<bounded> s(static_cast<std::size_t>(p.m));
+  std::vector<double> hv(s.size()), lv(s.size()), ev(s.size()), outv(s.size());
+  std::vector<unsigned char> left(s.size());
   std::vector<double> col(p.tb ? k : 0);  // column j of op(B) when it is a row of B
   for (std::int64_t j = 0; j < p.n; ++j) {
     const double* x = p.b + j * p.ldb;
@@ -288,8 +290,21 @@ bool small_gemm(const detail::gemm3::problem& p) {
       for (std::int64_t i = 0; i < p.m; ++i)
         if (!exala::detail::dot_bounded(p.a + i * p.lda, x, k, s[i])) s[i].err = std::nan("");
     }
+    // To nearest, alpha S + beta C is rounded in SIMD lanes (axpby_nearest),
+    // the entries it leaves one by one.
+    std::size_t nleft = 0;
+    bool lanes = false;
+    if (p.mode == rounding::to_nearest_even) {
+      for (std::int64_t i = 0; i < p.m; ++i) hv[i] = s[i].hi, lv[i] = s[i].lo, ev[i] = s[i].err;
+      lanes = exala::detail::axpby_nearest(hv.data(), lv.data(), ev.data(), p.alpha, p.beta, p.c + j * p.ldc,
+                                           outv.data(), static_cast<std::size_t>(p.m), left.data(), nleft);
+    }
     for (std::int64_t i = 0; i < p.m; ++i) {
       double& c = p.c[i + j * p.ldc];
+      if (lanes && left[i] == 0) {
+        c = outv[i];
+        continue;
+      }
       double v;
       if (exala::detail::round_bounded_axpby(p.alpha, s[i], p.beta, p.beta == 0.0 ? 0.0 : c, p.mode, v)) {
         c = v;
