@@ -16,8 +16,8 @@
 //   alpha 1, beta 0 (C not read): syrk C = A A^T and syr2k C = A B^T + B A^T
 //   on the upper triangle (no transpose); symm C = A B (side left, A
 //   symmetric from its upper triangle); trmm B := A B (side left, lower, no
-//   transpose, non-unit; A as trsm's, every call copies B first, in every
-//   contender's time). Data as gemm's. Baselines: `openblas`, cblas_dsyrk /
+//   transpose, non-unit; every call copies B first, in every contender's
+//   time). Data as gemm's (the triangles of full random matrices). Baselines: `openblas`, cblas_dsyrk /
 //   cblas_dsyr2k / cblas_dsymm / cblas_dtrmm with the same threads.
 // --check: C (gemm) or X (trsm) of every timed backend must equal the
 //   reference backend's bit for bit (the reference backend is a plain scalar
@@ -175,13 +175,8 @@ int run_family(const options& o) {
   buffer b0 = allocate_touched(nn, touch);
   buffer cb = allocate_touched(nn, touch);
   std::mt19937_64 gen(o.seed);
-  if (r == "trmm") {
-    fill_lower_triangular(ab.get(), n, o.row_major, gen);
-    fill(b0.get(), nn, data_kind::uniform, 0, gen);
-  } else {
-    fill(ab.get(), nn, o.data, wide_exp, gen);
-    fill(bb.get(), nn, o.data, wide_exp, gen);
-  }
+  fill(ab.get(), nn, o.data, wide_exp, gen);
+  fill(r == "trmm" ? b0.get() : bb.get(), nn, o.data, wide_exp, gen);
   std::memset(cb.get(), 0, static_cast<std::size_t>(nn) * sizeof(double));
   const double* a = ab.get();
   const double* b = bb.get();

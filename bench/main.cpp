@@ -58,7 +58,7 @@ constexpr routine_entry routines[] = {
     {"syrk", run_blas3, true, true, true},
     {"syr2k", run_blas3, true, true, true},
     {"symm", run_blas3, true, true, true},
-    {"trmm", run_blas3, true, false, true},
+    {"trmm", run_blas3, true, true, true},
     {"trsv-compensated", run_solvers, false, false, true},
     {"trsv-double-double", run_solvers, false, false, true},
 };

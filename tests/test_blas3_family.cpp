@@ -14,7 +14,7 @@
 // read shows). Data kinds: uniform, small integers (exact cancellation,
 // signed zeros, ties), wide exponents, and inf / NaN / -0 sprinkled in.
 // alpha and beta include 0 (the BLAS conventions: A not read, C not read).
-// Sizes cross the 256-wide panels and blocks of syrk and trmm.
+// Sizes cross the panels of syrk and the blocks of trmm (n / 8 wide, 64 at least).
 #define BOOST_TEST_MODULE exala_blas3_family
 #include <boost/test/unit_test.hpp>
 
@@ -262,7 +262,7 @@ void sweep_rank_k(bool two) {
             for (auto [alpha, beta] : std::vector<std::pair<double, double>>{
                      {1.0, 0.0}, {-0.75, 1.0}, {0.0, 0.5}, {3.0, -2.0}})
               check_syrk_case(lay, ul, tr, n, k, alpha, beta, kd, two, {RN}, r, t);
-        // Directed modes, and the 256-wide panels (rectangles and blocks).
+        // Directed modes, and several panels (rectangles and diagonal blocks).
         check_syrk_case(lay, ul, tr, 7, 5, 1.0, 1.0, kind::integers, two,
                         {rounding::toward_zero, rounding::upward, rounding::downward}, r, t);
         check_syrk_case(lay, ul, tr, 300, 3, -1.5, 0.25, kind::uniform, two, {RN}, r, t);
@@ -400,7 +400,7 @@ BOOST_AUTO_TEST_CASE(trmm_against_mpfr) {
                             directed, r, t);
             check_trmm_case(lay, sd, ul, tr, dg, 5, 6, -1.0, kind::integers, kind::specials,
                             directed, r, t);
-            // Across the 256-row (column) blocks, where the sliced path skips
+            // Across the 64-row (column) blocks, where the sliced path skips
             // zeros of T: finite B in every direction (exact zero sums of
             // either sign from sparse data), and inf / NaN in B (the zeros
             // then give NaN and the expanded path runs).

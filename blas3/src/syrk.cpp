@@ -6,7 +6,7 @@
 // that entry of the full product (syr2k: of the gemm with k' = 2k over
 // [op(A) op(B)] and [op(B) op(A)], so the two products enter ONE rounding),
 // on every backend, thread count, kernel set and block. The triangle is cut
-// into column panels of `panel` columns: the rectangle beside each diagonal
+// into column panels of about n / 8 columns (64..256): the rectangle beside each diagonal
 // block (above it for upper, below for lower) is one gemm straight into C,
 // the diagonal block one gemm into a w x w scratch block holding the
 // triangle's entries (zeros elsewhere) whose triangle is copied back. Total
@@ -28,7 +28,11 @@ namespace exala {
 namespace {
 
 using i64 = std::int64_t;
-constexpr i64 panel = 256;
+
+// Panel width: about n / 8 (the diagonal blocks then add n^2 k / 16 products
+// to the triangle's n^2 k / 2), a multiple of 32 in [64, 256] (wider panels
+// re-convert fewer operand rows in the engine; narrower ones cost more calls).
+i64 panel_width(i64 n) { return std::clamp<i64>((n / 8 + 31) / 32 * 32, 64, 256); }
 
 void check_nonneg(const char* name, i64 v) {
   if (v < 0) throw invalid_argument(name, "must be >= 0, got " + std::to_string(v));
@@ -70,7 +74,7 @@ void triangle_update(bool upper, i64 n, i64 kk, double alpha, const operand& l, 
   if (n == 0) return;
   const transpose ta = l.op();
   const transpose tb = r.t ? transpose::none : transpose::trans;  // R^T
-  const i64 nb = std::min<i64>(panel, n);
+  const i64 nb = std::min<i64>(panel_width(n), n);
   std::vector<double> block = scratch("n", nb, nb);
   auto at = [&](i64 i, i64 j) -> double& { return c[i + j * ldc]; };
   for (i64 j0 = 0; j0 < n; j0 += nb) {

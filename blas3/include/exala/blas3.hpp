@@ -99,7 +99,7 @@ void syrk(layout lay, uplo ul, transpose trans, std::int64_t n, std::int64_t k, 
 // C := alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C on the `ul` triangle,
 // each entry ONE rounding of the exact value: the gemm with k' = 2k of the
 // concatenations [op(A) op(B)] and [op(B) op(A)] (built in scratch: 2 n k
-// doubles, plus 2 k x 256 per panel), the triangle as syrk. A and B as
+// doubles), the triangle as syrk. A and B as
 // syrk's A, with lda and ldb.
 void syr2k(layout lay, uplo ul, transpose trans, std::int64_t n, std::int64_t k, double alpha,
            const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
@@ -120,8 +120,8 @@ void symm(layout lay, side sd, uplo ul, std::int64_t m, std::int64_t n, double a
 // matrix, its other triangle +0: as in gemm, an inf or NaN of B times such
 // a zero gives NaN. B is copied to scratch (m n doubles). Where B is finite
 // and the direction is not downward, the zeros cannot change a result bit,
-// and only the nonzero slice of op(T) enters each block of 256 rows
-// (columns) of the result: about half the products of the full gemm.
+// and only the nonzero slice of op(T) enters each block of about m / 8
+// (n / 8) rows (columns) of the result: about 9/16 of the full gemm's products.
 // alpha == 0 sets B = +0 without reading T. Lda and ldb as trsm.
 void trmm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m, std::int64_t n,
           double alpha, const double* a, std::int64_t lda, double* b, std::int64_t ldb,
