@@ -98,7 +98,7 @@ void syrk(layout lay, uplo ul, transpose trans, std::int64_t n, std::int64_t k, 
 
 // C := alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C on the `ul` triangle,
 // each entry ONE rounding of the exact value: the gemm with k' = 2k of the
-// concatenations [op(A) op(B)] and [op(B) op(A)] (built in scratch: 2 n k
+// concatenations [op(A) op(B)] and [op(B) op(A)] (built in scratch: 4 n k
 // doubles), the triangle as syrk. A and B as
 // syrk's A, with lda and ldb.
 void syr2k(layout lay, uplo ul, transpose trans, std::int64_t n, std::int64_t k, double alpha,
