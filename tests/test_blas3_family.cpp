@@ -156,7 +156,8 @@ struct tally {
 void run_all(const std::string& what, const matrix& init, const std::vector<rounding>& modes,
              const std::function<bool(i64, i64)>& in_result,
              const std::function<double(i64, i64, rounding)>& expect,
-             const std::function<void(const exala::exec&, matrix&)>& call, tally& t) {
+             const std::function<void(const exala::exec&, matrix&)>& call, tally& t,
+             const std::vector<long long>& blocks = {0}) {
 #ifndef EXALA_TEST_HAVE_MPFR
   BOOST_TEST_MESSAGE("no MPFR: skipped " << what);
   return;
@@ -170,12 +171,14 @@ void run_all(const std::string& what, const matrix& init, const std::vector<roun
         if (in_result(i, j)) want[static_cast<std::size_t>(i + j * init.rows)] = expect(i, j, md);
     for (kernel_set ks : kernel_sets()) {
       exala::force_kernel_set(ks);
-      for (const config& cf : all_configs()) {
+      for (const config& cf : all_configs())
+       for (long long blk : blocks) {
         if (!runs_with_kernel_set(cf, ks)) continue;
         if (cf.b == backend::reference && ks != kernel_sets().front()) continue;
+        if ((cf.b == backend::reference || cf.b == backend::opencl) && blk != blocks.front()) continue;
         matrix out = init;
         try {
-          call(exala::exec{cf.b, cf.threads, md}, out);
+          call(exala::exec{cf.b, cf.threads, md, blk}, out);
         } catch (const std::exception& e) {
           t.report(what + " " + describe(cf, ks) + " threw " + e.what());
           continue;
@@ -218,7 +221,8 @@ double op_at(const matrix& a, transpose tr, i64 i, i64 l) {
 }
 
 void check_syrk_case(layout lay, uplo ul, transpose tr, i64 n, i64 k, double alpha, double beta,
-                     kind kd, bool two, const std::vector<rounding>& modes, rng_t& r, tally& t) {
+                     kind kd, bool two, const std::vector<rounding>& modes, rng_t& r, tally& t,
+                     const std::vector<long long>& blocks = {0}) {
   matrix a(lay, tr == transpose::none ? n : k, tr == transpose::none ? k : n, 2);
   matrix b = a;
   fill(a, kd, r);
@@ -248,7 +252,7 @@ void check_syrk_case(layout lay, uplo ul, transpose tr, i64 n, i64 k, double alp
             else
               exala::syrk(lay, ul, tr, n, k, alpha, a.data(), a.ld, beta, out.data(), out.ld, ex);
           },
-          t);
+          t, blocks);
 }
 
 void sweep_rank_k(bool two) {
@@ -332,7 +336,7 @@ namespace {
 
 void check_trmm_case(layout lay, side sd, uplo ul, transpose tr, diag dg, i64 m, i64 n,
                      double alpha, kind kd_t, kind kd_b, const std::vector<rounding>& modes,
-                     rng_t& r, tally& t) {
+                     rng_t& r, tally& t, const std::vector<long long>& blocks = {0}) {
   const i64 na = sd == side::left ? m : n;
   matrix a(lay, na, na, 2);
   for (i64 i = 0; i < na; ++i)
@@ -374,7 +378,7 @@ void check_trmm_case(layout lay, side sd, uplo ul, transpose tr, diag dg, i64 m,
           [&](const exala::exec& ex, matrix& out) {
             exala::trmm(lay, sd, ul, tr, dg, m, n, alpha, a.data(), a.ld, out.data(), out.ld, ex);
           },
-          t);
+          t, blocks);
 }
 
 }  // namespace
@@ -637,4 +641,24 @@ BOOST_AUTO_TEST_CASE(argument_errors_name_the_argument) {
   // alpha == 0 reads neither A nor B (null is fine).
   BOOST_CHECK_NO_THROW(exala::syr2k(col, uplo::upper, transpose::none, 4, 2, 0.0, nullptr, 4, nullptr, 4, 1.0,
                                     m.data(), 4));
+}
+
+// Bigger problems (several panels of n / 8 = 96 and blocks), every exec.block
+// given to the inner gemm calls: the bits cannot depend on it.
+BOOST_AUTO_TEST_CASE(larger_problems_and_blocks, *boost::unit_test::label("long")) {
+  rng_t r(1723);
+  tally t;
+  const std::vector<long long> blocks = {0, 33, 200};
+  for (layout lay : {layout::col_major, layout::row_major})
+    for (uplo ul : {uplo::upper, uplo::lower}) {
+      check_syrk_case(lay, ul, transpose::trans, 530, 17, 0.5, -1.0, kind::wide, false, {RN}, r, t,
+                      blocks);
+      check_syrk_case(lay, ul, transpose::none, 530, 9, -2.0, 0.0, kind::specials, true, {RN}, r, t,
+                      blocks);
+      check_trmm_case(lay, side::left, ul, transpose::trans, diag::non_unit, 530, 5, 1.0,
+                      kind::wide, kind::wide, {RN}, r, t, blocks);
+      check_trmm_case(lay, side::right, ul, transpose::none, diag::unit, 4, 530, -1.0,
+                      kind::integers, kind::sparse, {rounding::downward}, r, t, blocks);
+    }
+  t.check();
 }
