@@ -12,6 +12,13 @@
 //   defaults to n). Every call copies B into the output and solves in place
 //   (the copy is in every contender's time). Baseline: `openblas`,
 //   cblas_dtrsm with the same threads.
+// syrk | syr2k | symm | trmm (issue 17): n x n operands in --layout, k = n,
+//   alpha 1, beta 0 (C not read): syrk C = A A^T and syr2k C = A B^T + B A^T
+//   on the upper triangle (no transpose); symm C = A B (side left, A
+//   symmetric from its upper triangle); trmm B := A B (side left, lower, no
+//   transpose, non-unit; every call copies B first, in every contender's
+//   time). Data as gemm's (the triangles of full random matrices). Baselines: `openblas`, cblas_dsyrk /
+//   cblas_dsyr2k / cblas_dsymm / cblas_dtrmm with the same threads.
 // --check: C (gemm) or X (trsm) of every timed backend must equal the
 //   reference backend's bit for bit (the reference backend is a plain scalar
 //   loop: keep n small with --check).
@@ -158,8 +165,95 @@ int run_trsm(const options& o) {
   return 0;
 }
 
+// syrk, syr2k, symm, trmm: one runner, the routine chosen by name.
+int run_family(const options& o) {
+  const std::string& r = o.routine;
+  const std::int64_t n = o.n, nn = n * n;
+  const int touch = max_threads(o);
+  buffer ab = allocate_touched(nn, touch);
+  buffer bb = allocate_touched(nn, touch);
+  buffer b0 = allocate_touched(nn, touch);
+  buffer cb = allocate_touched(nn, touch);
+  std::mt19937_64 gen(o.seed);
+  fill(ab.get(), nn, o.data, wide_exp, gen);
+  fill(r == "trmm" ? b0.get() : bb.get(), nn, o.data, wide_exp, gen);
+  std::memset(cb.get(), 0, static_cast<std::size_t>(nn) * sizeof(double));
+  const double* a = ab.get();
+  const double* b = bb.get();
+  const double* rhs = b0.get();
+  double* c = cb.get();
+  const std::size_t bytes = static_cast<std::size_t>(nn) * sizeof(double);
+  const exala::layout lay = o.row_major ? exala::layout::row_major : exala::layout::col_major;
+  const bool row = o.row_major;
+  using exala::diag;
+  using exala::side;
+  using exala::transpose;
+  using exala::uplo;
+
+  const auto ours = [=](const exala::exec& ex) {
+    if (r == "syrk") {
+      exala::syrk(lay, uplo::upper, transpose::none, n, n, 1.0, a, n, 0.0, c, n, ex);
+    } else if (r == "syr2k") {
+      exala::syr2k(lay, uplo::upper, transpose::none, n, n, 1.0, a, n, b, n, 0.0, c, n, ex);
+    } else if (r == "symm") {
+      exala::symm(lay, side::left, uplo::upper, n, n, 1.0, a, n, b, n, 0.0, c, n, ex);
+    } else {
+      std::memcpy(c, rhs, bytes);
+      exala::trmm(lay, side::left, uplo::lower, transpose::none, diag::non_unit, n, n, 1.0, a, n, c,
+                  n, ex);
+    }
+    return c[0] + c[nn - 1];
+  };
+  buffer refb;
+  if (o.check) {
+    refb = allocate_touched(nn, 1);
+    ours(exala::exec{exala::backend::reference, 1, {}});
+    std::memcpy(refb.get(), c, bytes);
+  }
+
+  print_header();
+  for (const exala::backend be : o.backends) {
+    const int t = threads_for(o, be);
+    const exala::exec ex{be, t, exala::rounding::to_nearest_even};
+    if (o.check) {
+      ours(ex);
+      check_same_bits(what(r, be, t, n), c, refb.get(), nn);
+    }
+    set_openblas_threads(t);
+    std::vector<contender> cs;
+    cs.emplace_back("ours", [&ours, ex] { return ours(ex); });
+#ifdef EXALA_BENCH_HAVE_OPENBLAS
+    cs.emplace_back("openblas", [=] {
+      const auto bn = static_cast<blasint>(n);
+      if (r == "syrk") {
+        cblas_dsyrk(order(row), CblasUpper, CblasNoTrans, bn, bn, 1.0, a, bn, 0.0, c, bn);
+      } else if (r == "syr2k") {
+        cblas_dsyr2k(order(row), CblasUpper, CblasNoTrans, bn, bn, 1.0, a, bn, b, bn, 0.0, c, bn);
+      } else if (r == "symm") {
+        cblas_dsymm(order(row), CblasLeft, CblasUpper, bn, bn, 1.0, a, bn, b, bn, 0.0, c, bn);
+      } else {
+        std::memcpy(c, rhs, bytes);
+        cblas_dtrmm(order(row), CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, bn, bn, 1.0, a,
+                    bn, c, bn);
+      }
+      return c[0] + c[nn - 1];
+    });
+#else
+    (void)row;
+#endif
+    if (cs.size() < 2) continue;
+    run_interleaved(cs, o.reps);
+    print_rows(r, exala::to_string(be), n, t, cs);
+  }
+  return 0;
+}
+
 }  // namespace
 
-int run_blas3(const options& o) { return o.routine == "gemm" ? run_gemm(o) : run_trsm(o); }
+int run_blas3(const options& o) {
+  if (o.routine == "gemm") return run_gemm(o);
+  if (o.routine == "trsm") return run_trsm(o);
+  return run_family(o);
+}
 
 }  // namespace exala_bench

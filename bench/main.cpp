@@ -3,7 +3,8 @@
 //   exala-bench ROUTINE --n N [--backend reference|simd|omp|all|B1,B2]
 //               [--threads T] [--data uniform|wide] [--layout row|col]
 //               [--nrhs K] [--reps R] [--seed S] [--check]
-//   ROUTINE: sum asum dot | gemv trsv | gemm trsm | trsv-compensated trsv-double-double
+//   ROUTINE: sum asum dot | gemv trsv | gemm trsm syrk syr2k symm trmm |
+//            trsv-compensated trsv-double-double
 //
 // Prints a CSV header, then one line per (backend, baseline):
 //   routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio
@@ -54,6 +55,10 @@ constexpr routine_entry routines[] = {
     {"trsv", run_blas2, true, false, true},
     {"gemm", run_blas3, true, true, true},
     {"trsm", run_blas3, true, false, true},
+    {"syrk", run_blas3, true, true, true},
+    {"syr2k", run_blas3, true, true, true},
+    {"symm", run_blas3, true, true, true},
+    {"trmm", run_blas3, true, true, true},
     {"trsv-compensated", run_solvers, false, false, true},
     {"trsv-double-double", run_solvers, false, false, true},
 };
@@ -68,7 +73,8 @@ const char* const usage_text =
     "usage: exala-bench ROUTINE --n N [--backend reference|simd|omp|all|B1,B2,...]\n"
     "                   [--threads T] [--data uniform|wide] [--layout row|col] [--nrhs K]\n"
     "                   [--reps R] [--seed S] [--check]\n"
-    "ROUTINE: sum asum dot (vectors of n), gemv trsv (n x n), gemm trsm (n x n),\n"
+    "ROUTINE: sum asum dot (vectors of n), gemv trsv (n x n), gemm trsm syrk syr2k symm trmm\n"
+    "         (n x n),\n"
     "         trsv-compensated trsv-double-double (n x n, sequential).\n"
     "Prints CSV: routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio\n"
     "(medians of R interleaved repetitions; ratio = ours / baseline).\n"
@@ -219,7 +225,8 @@ options parse_args(int argc, char** argv, const routine_entry*& entry) {
       entry = find_routine(a);
       if (entry == nullptr)
         throw usage_error("unknown routine '" + a +
-                          "' (expected sum|asum|dot|gemv|trsv|gemm|trsm|trsv-compensated|"
+                          "' (expected sum|asum|dot|gemv|trsv|gemm|trsm|syrk|syr2k|symm|trmm|"
+                          "trsv-compensated|"
                           "trsv-double-double)");
       o.routine = a;
     }

@@ -214,4 +214,91 @@ void swap(std::span<double> x, std::span<double> y, const exec& ex) {
   swap(static_cast<std::int64_t>(x.size()), x.data(), 1, y.data(), 1, ex);
 }
 
+// ------------------------------------------------------------ plane rotations
+
+namespace {
+// round(h0 x + h1 y) of the exact two-term sum, in `mode`: the bounded
+// double-double fast path where it decides (simd, omp), else the exact
+// accumulator (always on the reference backend, the oracle).
+double two_term(double h0, double x, double h1, double y, rounding mode, bool fast,
+                superaccumulator& acc) {
+  if (fast) {
+    const double hv[2] = {h0, h1}, xv[2] = {x, y};
+    double out;
+    if (detail::dot_decided(hv, xv, 2, mode, out)) return out;
+  }
+  acc.clear();
+  acc.add_product(h0, x);
+  acc.add_product(h1, y);
+  return acc.round(mode);
+}
+}  // namespace
+
+void rotm(std::int64_t n, double* x, std::int64_t incx, double* y, std::int64_t incy,
+          const double* param, const exec& ex) {
+  check_n(n);
+  check_ptr(n, x, "x");
+  check_ptr(n, y, "y");
+  check_span(n, incx, "incx");
+  check_span(n, incy, "incy");
+  check_written_inc(n, incx, "incx");
+  check_written_inc(n, incy, "incy");
+  check_exec(ex, false);
+  if (param == nullptr) throw invalid_argument("param", "is a null pointer");
+  const double flag = param[0];
+  double h11, h21, h12, h22;
+  if (flag == -2.0) {
+    return;
+  } else if (flag == -1.0) {
+    h11 = param[1], h21 = param[2], h12 = param[3], h22 = param[4];
+  } else if (flag == 0.0) {
+    h11 = 1.0, h21 = param[2], h12 = param[3], h22 = 1.0;
+  } else if (flag == 1.0) {
+    h11 = param[1], h21 = -1.0, h12 = 1.0, h22 = param[4];
+  } else {
+    throw invalid_argument("param", "[0] (the flag) must be -2, -1, 0 or 1, got " + std::to_string(flag));
+  }
+  if (n == 0) return;
+  const bool fast = ex.backend != backend::reference;
+  run(n, ex, [&](std::int64_t b, std::int64_t e) {
+    superaccumulator acc;
+    for (std::int64_t i = b; i < e; ++i) {
+      double& xi = x[at(i, incx, n)];
+      double& yi = y[at(i, incy, n)];
+      const double w = xi, z = yi;
+      xi = two_term(h11, w, h12, z, ex.mode, fast, acc);
+      yi = two_term(h21, w, h22, z, ex.mode, fast, acc);
+    }
+  });
+}
+
+void rotg(double& a, double& b, double& c, double& s, const exec& ex) {
+  check_exec(ex, true);
+  const double anorm = std::fabs(a), bnorm = std::fabs(b);
+  if (bnorm == 0.0) {
+    c = 1.0;
+    s = 0.0;
+    b = 0.0;  // r = a: a is unchanged
+    return;
+  }
+  if (anorm == 0.0) {
+    c = 0.0;
+    s = 1.0;
+    a = b;
+    b = 1.0;
+    return;
+  }
+  const double sigma = anorm > bnorm ? std::copysign(1.0, a) : std::copysign(1.0, b);
+  const double v[2] = {a, b};
+  exec one = ex;
+  one.backend = backend::reference;  // a 2-vector: the exact accumulator is the whole cost
+  one.threads = 0;
+  const double r = sigma * nrm2(2, v, 1, one);
+  c = a / r;
+  s = b / r;
+  const double z = anorm > bnorm ? s : (c != 0.0 ? 1.0 / c : 1.0);
+  a = r;
+  b = z;
+}
+
 }  // namespace exala

@@ -17,8 +17,8 @@
 // that back to the cblas_ position itself, reading the global RowMajorStrg
 // (gemv 3<->4, ger 2<->3 and 6<->8, gemm 4<->5 and 9<->11, symm 4<->5,
 // trmm/trsm 6<->7); so does our default message (abi::cblas_error keeps both
-// numbers). One deliberate difference: row-major cblas_dsyrk with a bad Uplo
-// is 2, its position (Netlib says 3; its own tester does not check it).
+// numbers). One deliberate difference: row-major cblas_dsyrk / cblas_dsyr2k with a
+// bad Uplo is 2, its position (Netlib says 3; its own tester does not check it).
 #include <cstddef>
 #include <initializer_list>
 #include <utility>
@@ -171,6 +171,14 @@ EXALA_BLAS_EXPORT void cblas_drot(const int n, double* x, const int incx, double
   abi::rot(n, x, incx, y, incy, c, s);
 }
 
+EXALA_BLAS_EXPORT void cblas_drotm(const int n, double* x, const int incx, double* y,
+                                   const int incy, const double* p) {
+  abi::rotm(n, x, incx, y, incy, p);
+}
+EXALA_BLAS_EXPORT void cblas_drotg(double* a, double* b, double* c, double* s) {
+  abi::rotg(a, b, c, s);
+}
+
 // ------------------------------------------------------------------ level 2
 
 EXALA_BLAS_EXPORT void cblas_dgemv(const int layout, const int trans, const int m, const int n,
@@ -214,6 +222,30 @@ EXALA_BLAS_EXPORT void cblas_dsymv(const int layout, const int uplo, const int n
   const char u = row ? uplo_row(uplo) : uplo_col(uplo);
   if (bad_option(u, 2, row, R, "Illegal Uplo setting, %d\n", uplo, caller)) return;
   fortran_error(R, abi::symv(u, n, alpha, a, lda, x, incx, beta, y, incy), row, caller);
+}
+
+EXALA_BLAS_EXPORT void cblas_dsyr(const int layout, const int uplo, const int n,
+                                  const double alpha, const double* x, const int incx, double* a,
+                                  const int lda) {
+  constexpr const char* R = "cblas_dsyr";
+  const void* caller = EXALA_BLAS_CALLER;
+  if (bad_layout(layout, R, caller)) return;
+  const bool row = layout == kRowMajor;
+  const char u = row ? uplo_row(uplo) : uplo_col(uplo);
+  if (bad_option(u, 2, row, R, "Illegal Uplo setting, %d\n", uplo, caller)) return;
+  fortran_error(R, abi::syr(u, n, alpha, x, incx, a, lda), row, caller);
+}
+
+EXALA_BLAS_EXPORT void cblas_dsyr2(const int layout, const int uplo, const int n,
+                                   const double alpha, const double* x, const int incx,
+                                   const double* y, const int incy, double* a, const int lda) {
+  constexpr const char* R = "cblas_dsyr2";
+  const void* caller = EXALA_BLAS_CALLER;
+  if (bad_layout(layout, R, caller)) return;
+  const bool row = layout == kRowMajor;
+  const char u = row ? uplo_row(uplo) : uplo_col(uplo);
+  if (bad_option(u, 2, row, R, "Illegal Uplo setting, %d\n", uplo, caller)) return;
+  fortran_error(R, abi::syr2(u, n, alpha, x, incx, y, incy, a, lda), row, caller);
 }
 
 EXALA_BLAS_EXPORT void cblas_dtrmv(const int layout, const int uplo, const int trans,
@@ -284,6 +316,21 @@ EXALA_BLAS_EXPORT void cblas_dsyrk(const int layout, const int uplo, const int t
   const char t = row ? trans_row(trans) : trans_col(trans);
   if (bad_option(t, 3, row, R, "Illegal Trans setting, %d\n", trans, caller)) return;
   fortran_error(R, abi::syrk(u, t, n, k, alpha, a, lda, beta, c, ldc), row, caller);
+}
+
+EXALA_BLAS_EXPORT void cblas_dsyr2k(const int layout, const int uplo, const int trans,
+                                    const int n, const int k, const double alpha, const double* a,
+                                    const int lda, const double* b, const int ldb,
+                                    const double beta, double* c, const int ldc) {
+  constexpr const char* R = "cblas_dsyr2k";
+  const void* caller = EXALA_BLAS_CALLER;
+  if (bad_layout(layout, R, caller)) return;
+  const bool row = layout == kRowMajor;
+  const char u = row ? uplo_row(uplo) : uplo_col(uplo);
+  if (bad_option(u, 2, row, R, "Illegal Uplo setting, %d\n", uplo, caller)) return;
+  const char t = row ? trans_row(trans) : trans_col(trans);
+  if (bad_option(t, 3, row, R, "Illegal Trans setting, %d\n", trans, caller)) return;
+  fortran_error(R, abi::syr2k(u, t, n, k, alpha, a, lda, b, ldb, beta, c, ldc), row, caller);
 }
 
 EXALA_BLAS_EXPORT void cblas_dtrmm(const int layout, const int side, const int uplo,

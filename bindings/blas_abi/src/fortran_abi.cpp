@@ -142,6 +142,20 @@ EXALA_BLAS_EXPORT void drot_(const int* n, double* x, const int* incx, double* y
   abi::rot(nn, x, ix, y, iy, cc, ss);
 }
 
+EXALA_BLAS_EXPORT void drotm_(const int* n, double* x, const int* incx, double* y,
+                              const int* incy, const double* param) {
+  scalars s;
+  const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
+  if (s.failed("DROTM ", EXALA_BLAS_CALLER)) return;
+  abi::rotm(nn, x, ix, y, iy, param);
+}
+
+// Every argument is read and written (no scalars to check here): a null one
+// is reported as a null array (see routines.hpp).
+EXALA_BLAS_EXPORT void drotg_(double* a, double* b, double* c, double* sn) {
+  abi::rotg(a, b, c, sn);
+}
+
 // ------------------------------------------------------------------ level 2
 
 EXALA_BLAS_EXPORT void dgemv_(const char* trans, const int* m, const int* n, const double* alpha,
@@ -168,6 +182,27 @@ EXALA_BLAS_EXPORT void dger_(const int* m, const int* n, const double* alpha, co
   if (s.failed("DGER  ", EXALA_BLAS_CALLER)) return;
   EXALA_BLAS_COUNT("dger_", abi::nominal(2, mm, nn));
   check("DGER  ", abi::ger(mm, nn, al, x, ix, y, iy, a, la), EXALA_BLAS_CALLER);
+}
+
+EXALA_BLAS_EXPORT void dsyr_(const char* uplo, const int* n, const double* alpha, const double* x,
+                             const int* incx, double* a, const int* lda, std::size_t) {
+  scalars s;
+  const int nn = s.i(n, 2);
+  const double al = s.d(alpha, 3);
+  const int ix = s.i(incx, 5), la = s.i(lda, 7);
+  if (s.failed("DSYR  ", EXALA_BLAS_CALLER)) return;
+  check("DSYR  ", abi::syr(ch(uplo), nn, al, x, ix, a, la), EXALA_BLAS_CALLER);
+}
+
+EXALA_BLAS_EXPORT void dsyr2_(const char* uplo, const int* n, const double* alpha, const double* x,
+                              const int* incx, const double* y, const int* incy, double* a,
+                              const int* lda, std::size_t) {
+  scalars s;
+  const int nn = s.i(n, 2);
+  const double al = s.d(alpha, 3);
+  const int ix = s.i(incx, 5), iy = s.i(incy, 7), la = s.i(lda, 9);
+  if (s.failed("DSYR2 ", EXALA_BLAS_CALLER)) return;
+  check("DSYR2 ", abi::syr2(ch(uplo), nn, al, x, ix, y, iy, a, la), EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dsymv_(const char* uplo, const int* n, const double* alpha, const double* a,
@@ -252,6 +287,21 @@ EXALA_BLAS_EXPORT void dsyrk_(const char* uplo, const char* trans, const int* n,
   if (s.failed("DSYRK ", EXALA_BLAS_CALLER)) return;
   EXALA_BLAS_COUNT("dsyrk_", abi::nominal(1, nn, nn, kk));
   check("DSYRK ", abi::syrk(ch(uplo), ch(trans), nn, kk, al, a, la, be, c, lc), EXALA_BLAS_CALLER);
+}
+
+EXALA_BLAS_EXPORT void dsyr2k_(const char* uplo, const char* trans, const int* n, const int* k,
+                               const double* alpha, const double* a, const int* lda,
+                               const double* b, const int* ldb, const double* beta, double* c,
+                               const int* ldc, std::size_t, std::size_t) {
+  scalars s;
+  const int nn = s.i(n, 3), kk = s.i(k, 4);
+  const double al = s.d(alpha, 5);
+  const int la = s.i(lda, 7), lb = s.i(ldb, 9);
+  const double be = s.d(beta, 10);
+  const int lc = s.i(ldc, 12);
+  if (s.failed("DSYR2K", EXALA_BLAS_CALLER)) return;
+  check("DSYR2K", abi::syr2k(ch(uplo), ch(trans), nn, kk, al, a, la, b, lb, be, c, lc),
+        EXALA_BLAS_CALLER);
 }
 
 EXALA_BLAS_EXPORT void dtrmm_(const char* side, const char* uplo, const char* transa,

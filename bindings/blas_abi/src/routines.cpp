@@ -54,6 +54,20 @@ void fill_mat(int m, int n, double* c, int ldc) noexcept {
     for (i64 i = 0; i < m; ++i) c[idx(i, j, ldc)] = qnan;
 }
 
+void fill_triangle(bool upper, int n, double* c, int ldc) noexcept {
+  for (i64 j = 0; j < n; ++j)
+    for (i64 i = upper ? 0 : j; i < (upper ? j + 1 : n); ++i) c[idx(i, j, ldc)] = qnan;
+}
+// The reference's alpha == 0 branch of the symmetric updates, on the triangle only.
+void scale_triangle(bool upper, int n, double beta, double* c, int ldc) noexcept {
+  for (i64 j = 0; j < n; ++j)
+    for (i64 i = upper ? 0 : j; i < (upper ? j + 1 : n); ++i) {
+      double& v = c[idx(i, j, ldc)];
+      v = beta == 0.0 ? 0.0 : beta * v;
+    }
+}
+exala::uplo to_uplo(bool upper) noexcept { return upper ? exala::uplo::upper : exala::uplo::lower; }
+
 // The reference's alpha == 0 branches: y := beta*y, or ZERO when beta == 0
 // (y not read). One multiplication per element: correctly rounded.
 void scale_vec(int n, double beta, double* y, int inc) noexcept {
@@ -270,6 +284,35 @@ void rot(int n, double* x, int incx, double* y, int incy, double c, double s) no
       [&] { fill_vec(n, x, incx), fill_vec(n, y, incy); });
 }
 
+void rotm(int n, double* x, int incx, double* y, int incy, const double* param) noexcept {
+  if (n <= 0) return;
+  if (!present("DROTM", {{"DPARAM", param}})) return;
+  const double flag = param[0];
+  if (flag + 2.0 == 0.0) return;  // the reference's DFLAG+TWO.EQ.ZERO
+  if (!present("DROTM", {{"DX", x}, {"DY", y}})) return;
+  // The reference's branches: DFLAG < 0 the full H, == 0, else (also NaN) the (1, -1) form.
+  const double p[5] = {flag < 0.0 ? -1.0 : (flag == 0.0 ? 0.0 : 1.0), param[1], param[2], param[3],
+                       param[4]};
+  const bool sequential = (incx == 0 || incy == 0) && n > 1;
+  guarded(
+      "DROTM",
+      [&] {
+        if (!sequential) {
+          exala::rotm(n, x, incx, y, incy, p, abi_exec());
+          return;
+        }
+        for (i64 i = 0; i < n; ++i)  // the reference's order, each one rounding
+          exala::rotm(1, &x[elem(i, n, incx)], 1, &y[elem(i, n, incy)], 1, p, abi_exec());
+      },
+      [&] { fill_vec(n, x, incx), fill_vec(n, y, incy); });
+}
+
+void rotg(double* a, double* b, double* c, double* s) noexcept {
+  if (!present("DROTG", {{"DA", a}, {"DB", b}, {"C", c}, {"S", s}})) return;
+  guarded("DROTG", [&] { exala::rotg(*a, *b, *c, *s, exec{}); },
+          [&] { *a = *b = *c = *s = qnan; });
+}
+
 // =================================================================== level 2
 
 int gemv(char trans, int m, int n, double alpha, const double* a, int lda, const double* x,
@@ -323,6 +366,45 @@ int ger(int m, int n, double alpha, const double* x, int incx, const double* y, 
                     xs.data(), m, ys.data(), 1, 1.0, a, lda, abi_exec());
       },
       [&] { fill_mat(m, n, a, lda); });
+  return 0;
+}
+
+int syr(char uplo, int n, double alpha, const double* x, int incx, double* a, int lda) noexcept {
+  const bool upper = lsame(uplo, 'U');
+  int info = 0;
+  if (!upper && !lsame(uplo, 'L')) info = 1;
+  else if (n < 0) info = 2;
+  else if (incx == 0) info = 5;
+  else if (lda < std::max(1, n)) info = 7;
+  if (info != 0) return info;
+  if (n == 0 || alpha == 0.0) return 0;
+  if (!present("DSYR", {{"X", x}, {"A", a}})) return 0;
+  guarded(
+      "DSYR",
+      [&] { exala::syr(layout::col_major, to_uplo(upper), n, alpha, x, incx, a, lda, abi_exec()); },
+      [&] { fill_triangle(upper, n, a, lda); });
+  return 0;
+}
+
+int syr2(char uplo, int n, double alpha, const double* x, int incx, const double* y, int incy,
+         double* a, int lda) noexcept {
+  const bool upper = lsame(uplo, 'U');
+  int info = 0;
+  if (!upper && !lsame(uplo, 'L')) info = 1;
+  else if (n < 0) info = 2;
+  else if (incx == 0) info = 5;
+  else if (incy == 0) info = 7;
+  else if (lda < std::max(1, n)) info = 9;
+  if (info != 0) return info;
+  if (n == 0 || alpha == 0.0) return 0;
+  if (!present("DSYR2", {{"X", x}, {"Y", y}, {"A", a}})) return 0;
+  guarded(
+      "DSYR2",
+      [&] {
+        exala::syr2(layout::col_major, to_uplo(upper), n, alpha, x, incx, y, incy, a, lda,
+                    abi_exec());
+      },
+      [&] { fill_triangle(upper, n, a, lda); });
   return 0;
 }
 
@@ -460,14 +542,8 @@ int symm(char side, char uplo, int m, int n, double alpha, const double* a, int 
   guarded(
       "DSYMM",
       [&] {
-        const auto full = expand_symmetric(upper, nrowa, a, lda, lside ? "M" : "N");
-        if (lside) {
-          exala::gemm(layout::col_major, transpose::none, transpose::none, m, n, m, alpha,
-                      full.data(), m, b, ldb, beta, c, ldc, abi_exec());
-        } else {
-          exala::gemm(layout::col_major, transpose::none, transpose::none, m, n, n, alpha, b, ldb,
-                      full.data(), n, beta, c, ldc, abi_exec());
-        }
+        exala::symm(layout::col_major, lside ? exala::side::left : exala::side::right,
+                    to_uplo(upper), m, n, alpha, a, lda, b, ldb, beta, c, ldc, abi_exec());
       },
       [&] { fill_mat(m, n, c, ldc); });
   return 0;
@@ -487,51 +563,48 @@ int syrk(char uplo, char trans, int n, int k, double alpha, const double* a, int
   if (info != 0) return info;
   if (n == 0 || ((alpha == 0.0 || k == 0) && beta == 1.0)) return 0;
   if (!present("DSYRK", {{"C", c}})) return 0;
-  auto in_triangle = [&](i64 i, i64 j) { return upper ? i <= j : i >= j; };
   if (alpha == 0.0) {
-    for (i64 j = 0; j < n; ++j)
-      for (i64 i = 0; i < n; ++i)
-        if (in_triangle(i, j)) {
-          double& v = c[idx(i, j, ldc)];
-          v = beta == 0.0 ? 0.0 : beta * v;
-        }
+    scale_triangle(upper, n, beta, c, ldc);
     return 0;
   }
   if (k > 0 && !present("DSYRK", {{"A", a}})) return 0;
-  // C(R, J) = alpha op(A)(R, :) op(A)(J, :)^T + beta C(R, J) for column
-  // blocks J: the part of the block column inside the triangle straight into
-  // C, the diagonal block through a scratch block (only its triangle is
-  // copied back). Every entry is one correctly rounded gemm entry.
-  const transpose ta = notrans ? transpose::none : transpose::trans;
-  const transpose tb = notrans ? transpose::trans : transpose::none;
-  auto rows_of_op = [&](i64 r) { return notrans ? a + r : a + r * static_cast<i64>(lda); };
   guarded(
       "DSYRK",
       [&] {
-        constexpr i64 nb = 128;
-        std::vector<double> block(static_cast<std::size_t>(nb * nb));
-        for (i64 j0 = 0; j0 < n; j0 += nb) {
-          const i64 w = std::min<i64>(nb, n - j0);
-          const i64 r0 = upper ? 0 : j0 + w;         // off-diagonal rows
-          const i64 rn = upper ? j0 : n - (j0 + w);  // how many
-          if (rn > 0)
-            exala::gemm(layout::col_major, ta, tb, rn, w, k, alpha, rows_of_op(r0), lda,
-                        rows_of_op(j0), lda, beta, &c[idx(r0, j0, ldc)], ldc, abi_exec());
-          for (i64 j = 0; j < w; ++j)
-            for (i64 i = 0; i < w; ++i)
-              block[idx(i, j, w)] = beta == 0.0 ? 0.0 : c[idx(j0 + i, j0 + j, ldc)];
-          exala::gemm(layout::col_major, ta, tb, w, w, k, alpha, rows_of_op(j0), lda,
-                      rows_of_op(j0), lda, beta, block.data(), w, abi_exec());
-          for (i64 j = 0; j < w; ++j)
-            for (i64 i = 0; i < w; ++i)
-              if (in_triangle(i, j)) c[idx(j0 + i, j0 + j, ldc)] = block[idx(i, j, w)];
-        }
+        exala::syrk(layout::col_major, to_uplo(upper), to_trans(trans), n, k, alpha, a, lda, beta,
+                    c, ldc, abi_exec());
       },
+      [&] { fill_triangle(upper, n, c, ldc); });
+  return 0;
+}
+
+int syr2k(char uplo, char trans, int n, int k, double alpha, const double* a, int lda,
+          const double* b, int ldb, double beta, double* c, int ldc) noexcept {
+  const bool notrans = lsame(trans, 'N'), upper = lsame(uplo, 'U');
+  const int nrowa = notrans ? n : k;
+  int info = 0;
+  if (!upper && !lsame(uplo, 'L')) info = 1;
+  else if (!valid_trans(trans)) info = 2;
+  else if (n < 0) info = 3;
+  else if (k < 0) info = 4;
+  else if (lda < std::max(1, nrowa)) info = 7;
+  else if (ldb < std::max(1, nrowa)) info = 9;
+  else if (ldc < std::max(1, n)) info = 12;
+  if (info != 0) return info;
+  if (n == 0 || ((alpha == 0.0 || k == 0) && beta == 1.0)) return 0;
+  if (!present("DSYR2K", {{"C", c}})) return 0;
+  if (alpha == 0.0) {
+    scale_triangle(upper, n, beta, c, ldc);
+    return 0;
+  }
+  if (k > 0 && !present("DSYR2K", {{"A", a}, {"B", b}})) return 0;
+  guarded(
+      "DSYR2K",
       [&] {
-        for (i64 j = 0; j < n; ++j)
-          for (i64 i = 0; i < n; ++i)
-            if (in_triangle(i, j)) c[idx(i, j, ldc)] = qnan;
-      });
+        exala::syr2k(layout::col_major, to_uplo(upper), to_trans(trans), n, k, alpha, a, lda, b,
+                     ldb, beta, c, ldc, abi_exec());
+      },
+      [&] { fill_triangle(upper, n, c, ldc); });
   return 0;
 }
 
@@ -562,23 +635,13 @@ int trmm(char side, char uplo, char transa, char diag, int m, int n, double alph
     return 0;
   }
   if (!present("DTRMM", {{"A", a}})) return 0;
-  const bool lside = lsame(side, 'L');
   guarded(
       "DTRMM",
       [&] {
-        const int order = lside ? m : n;
-        const auto t =
-            expand_triangular(lsame(uplo, 'U'), lsame(diag, 'U'), order, a, lda, lside ? "M" : "N");
-        std::vector<double> bs = scratch("M", m, n);
-        for (i64 j = 0; j < n; ++j)
-          for (i64 i = 0; i < m; ++i) copy_bits(&bs[idx(i, j, m)], &b[idx(i, j, ldb)]);
-        if (lside) {
-          exala::gemm(layout::col_major, to_trans(transa), transpose::none, m, n, m, alpha,
-                      t.data(), m, bs.data(), m, 0.0, b, ldb, abi_exec());
-        } else {
-          exala::gemm(layout::col_major, transpose::none, to_trans(transa), m, n, n, alpha,
-                      bs.data(), m, t.data(), n, 0.0, b, ldb, abi_exec());
-        }
+        exala::trmm(layout::col_major, lsame(side, 'L') ? exala::side::left : exala::side::right,
+                    to_uplo(lsame(uplo, 'U')), to_trans(transa),
+                    lsame(diag, 'U') ? exala::diag::unit : exala::diag::non_unit, m, n, alpha, a,
+                    lda, b, ldb, abi_exec());
       },
       [&] { fill_mat(m, n, b, ldb); });
   return 0;

@@ -48,6 +48,16 @@ int iamax(int n, const double* x, int incx) noexcept;
 // each correctly rounded (exact products, one rounding). Zero increments are
 // applied element after element in the reference's order.
 void rot(int n, double* x, int incx, double* y, int incy, double c, double s) noexcept;
+// Modified plane rotation with H from param (flag param[0] as the
+// reference: < 0 and not -2 the full H, 0, > 0 (or NaN) the (1, -1) form;
+// -2 or n <= 0 returns): x_i' = round(h11 x_i + h12 y_i), y_i' =
+// round(h21 x_i + h22 y_i), each one rounding of the exact two-term sum
+// (exala::rotm). Zero increments as rot (DROTM).
+void rotm(int n, double* x, int incx, double* y, int incy, const double* param) noexcept;
+// Givens rotation (exala::rotg): the reference 3.10 rules for the special
+// cases and z, r the correctly rounded norm with the sign of the larger
+// input, c = a / r and s = b / r rounded (DROTG). a := r, b := z.
+void rotg(double* a, double* b, double* c, double* s) noexcept;
 
 // ---------------------------------------------------------------- level 2
 
@@ -58,6 +68,13 @@ int gemv(char trans, int m, int n, double alpha, const double* a, int lda, const
 // exact (a gemm with k = 1 and beta = 1) (DGER).
 int ger(int m, int n, double alpha, const double* x, int incx, const double* y, int incy,
         double* a, int lda) noexcept;
+// Correctly rounded: a_ij = round(a_ij + alpha x_i x_j) on the uplo
+// triangle only, the triple product exact (exala::syr) (DSYR).
+int syr(char uplo, int n, double alpha, const double* x, int incx, double* a, int lda) noexcept;
+// Correctly rounded: a_ij = round(a_ij + alpha (x_i y_j + y_i x_j)) on the
+// uplo triangle, one rounding (exala::syr2) (DSYR2).
+int syr2(char uplo, int n, double alpha, const double* x, int incx, const double* y, int incy,
+         double* a, int lda) noexcept;
 // Correctly rounded: the gemv of the full symmetric matrix (DSYMV).
 int symv(char uplo, int n, double alpha, const double* a, int lda, const double* x, int incx,
          double beta, double* y, int incy) noexcept;
@@ -76,14 +93,21 @@ int trsv(char uplo, char trans, char diag, int n, const double* a, int lda, doub
 // Correctly rounded: c_ij = round(alpha (op(A) op(B))_ij + beta c_ij) (DGEMM).
 int gemm(char transa, char transb, int m, int n, int k, double alpha, const double* a, int lda,
          const double* b, int ldb, double beta, double* c, int ldc) noexcept;
-// Correctly rounded: the gemm with the full symmetric matrix (DSYMM).
+// Correctly rounded: the gemm with the full symmetric matrix (exala::symm) (DSYMM).
 int symm(char side, char uplo, int m, int n, double alpha, const double* a, int lda,
          const double* b, int ldb, double beta, double* c, int ldc) noexcept;
 // Correctly rounded: the uplo triangle of alpha op(A) op(A)^T + beta C, each
-// entry a gemm entry; the other triangle is not touched (DSYRK).
+// entry a gemm entry; the other triangle is not touched; only the triangle
+// is computed (exala::syrk) (DSYRK).
 int syrk(char uplo, char trans, int n, int k, double alpha, const double* a, int lda, double beta,
          double* c, int ldc) noexcept;
-// Correctly rounded: B = alpha op(T) B or alpha B op(T), T as in trmv (DTRMM).
+// Correctly rounded: the uplo triangle of alpha (op(A) op(B)^T + op(B)
+// op(A)^T) + beta C, each entry ONE rounding of the exact value (the gemm
+// with k' = 2k of exala::syr2k); the other triangle is not touched (DSYR2K).
+int syr2k(char uplo, char trans, int n, int k, double alpha, const double* a, int lda,
+          const double* b, int ldb, double beta, double* c, int ldc) noexcept;
+// Correctly rounded: B = alpha op(T) B or alpha B op(T), T as in trmv
+// (exala::trmm: only the nonzero slice of T where that changes no bit) (DTRMM).
 int trmm(char side, char uplo, char transa, char diag, int m, int n, double alpha, const double* a,
          int lda, double* b, int ldb) noexcept;
 // Reproducible: each column (left) or row (right) of X as trsv on alpha b,

@@ -234,6 +234,18 @@ exala_status exala_swap(int64_t n, double* x, int64_t incx, double* y, int64_t i
 exala_status exala_iamax(int64_t n, const double* x, int64_t incx, const exala_exec* ex,
                          int64_t* index);
 
+/* Modified Givens rotation (H from param, flag param[0] in -2, -1, 0, 1 as
+ * reference BLAS drotm): each x_i', y_i' ONE rounding of the exact two-term
+ * sum h11 x_i + h12 y_i, h21 x_i + h22 y_i (another flag:
+ * EXALA_ERROR_INVALID_ARGUMENT naming param). */
+exala_status exala_rotm(int64_t n, double* x, int64_t incx, double* y, int64_t incy,
+                        const double* param, const exala_exec* ex);
+/* Givens rotation (reference BLAS 3.10 drotg rules for a = 0, b = 0, the sign
+ * of r and z): r = sign * the correctly rounded sqrt(a^2 + b^2); c = a / r,
+ * s = b / r IEEE quotients by that rounded r (not correctly rounded
+ * themselves); on return *a = r, *b = z. */
+exala_status exala_rotg(double* a, double* b, double* c, double* s, const exala_exec* ex);
+
 /* ------------------------------------------------------------------ blas2 */
 /* y = alpha op(A) x + beta y, each y_i rounded once from the exact value. */
 exala_status exala_gemv(exala_layout layout, exala_transpose trans, int64_t m, int64_t n,
@@ -245,6 +257,17 @@ exala_status exala_trsv(exala_layout layout, exala_uplo uplo, exala_transpose tr
                         exala_diag diag, int64_t n, const double* a, int64_t lda, double* x,
                         int64_t incx, const exala_exec* ex);
 
+/* Symmetric rank-1 / rank-2 updates of the uplo triangle of the n x n A (the
+ * other triangle is not touched): a_ij = round(a_ij + alpha x_i x_j), and
+ * round(a_ij + alpha (x_i y_j + y_i x_j)), one rounding of the exact value
+ * (gemm entries with k = 1, 2 and beta = 1). alpha == 0 returns at once. */
+exala_status exala_syr(exala_layout layout, exala_uplo uplo, int64_t n, double alpha,
+                       const double* x, int64_t incx, double* a, int64_t lda,
+                       const exala_exec* ex);
+exala_status exala_syr2(exala_layout layout, exala_uplo uplo, int64_t n, double alpha,
+                        const double* x, int64_t incx, const double* y, int64_t incy, double* a,
+                        int64_t lda, const exala_exec* ex);
+
 /* ------------------------------------------------------------------ blas3 */
 /* C = alpha op(A) op(B) + beta C, each C_ij rounded once from the exact value. */
 exala_status exala_gemm(exala_layout layout, exala_transpose transa, exala_transpose transb,
@@ -253,6 +276,30 @@ exala_status exala_gemm(exala_layout layout, exala_transpose transa, exala_trans
                         int64_t ldc, const exala_exec* ex);
 /* op(A) X = alpha B or X op(A) = alpha B in place; every column/row as trsv. */
 exala_status exala_trsm(exala_layout layout, exala_side side, exala_uplo uplo,
+                        exala_transpose trans, exala_diag diag, int64_t m, int64_t n,
+                        double alpha, const double* a, int64_t lda, double* b, int64_t ldb,
+                        const exala_exec* ex);
+
+/* The gemm family: every result entry is one gemm entry (rounded once from
+ * the exact value), conventions as exala_gemm (alpha == 0: A, B not read;
+ * beta == 0: C not read). syrk / syr2k write only the uplo triangle of C:
+ * alpha op(A) op(A)^T + beta C, and alpha (op(A) op(B)^T + op(B) op(A)^T) +
+ * beta C with ONE rounding per entry; op(A) is n x k. */
+exala_status exala_syrk(exala_layout layout, exala_uplo uplo, exala_transpose trans, int64_t n,
+                        int64_t k, double alpha, const double* a, int64_t lda, double beta,
+                        double* c, int64_t ldc, const exala_exec* ex);
+exala_status exala_syr2k(exala_layout layout, exala_uplo uplo, exala_transpose trans, int64_t n,
+                         int64_t k, double alpha, const double* a, int64_t lda, const double* b,
+                         int64_t ldb, double beta, double* c, int64_t ldc, const exala_exec* ex);
+/* C = alpha A B + beta C (left) or alpha B A + beta C (right); A symmetric,
+ * its uplo triangle read; B and C m x n. */
+exala_status exala_symm(exala_layout layout, exala_side side, exala_uplo uplo, int64_t m,
+                        int64_t n, double alpha, const double* a, int64_t lda, const double* b,
+                        int64_t ldb, double beta, double* c, int64_t ldc, const exala_exec* ex);
+/* B = alpha op(T) B (left) or alpha B op(T) (right) in place; T triangular
+ * (zeros outside the uplo triangle enter the products: inf in B times them
+ * gives NaN, as gemm with the full matrix). */
+exala_status exala_trmm(exala_layout layout, exala_side side, exala_uplo uplo,
                         exala_transpose trans, exala_diag diag, int64_t m, int64_t n,
                         double alpha, const double* a, int64_t lda, double* b, int64_t ldb,
                         const exala_exec* ex);

@@ -112,6 +112,30 @@ exala_status exala_iamax(int64_t n, const double* x, int64_t incx, const exala_e
   });
 }
 
+// Correctly rounded per element: x_i' = round(h11 x_i + h12 y_i), y_i' =
+// round(h21 x_i + h22 y_i) from the exact two-term sums (H from param, flag
+// param[0] in {-2, -1, 0, 1}).
+exala_status exala_rotm(int64_t n, double* x, int64_t incx, double* y, int64_t incy,
+                        const double* param, const exala_exec* ex) {
+  return in_place(ex, [&](const exala::exec& e) { exala::rotm(n, x, incx, y, incy, param, e); });
+}
+
+// Givens rotation: r the correctly rounded norm with the sign of the larger
+// input, c = a / r and s = b / r rounded, z as reference BLAS 3.10; on
+// success *a = r, *b = z (nothing is written on an error).
+exala_status exala_rotg(double* a, double* b, double* c, double* s, const exala_exec* ex) {
+  return guard([&] {
+    double& ra = output(a, "a");
+    double& rb = output(b, "b");
+    double& rc = output(c, "c");
+    double& rs = output(s, "s");
+    const exala::exec e = exec_of(ex);
+    double va = ra, vb = rb, vc = 0.0, vs = 0.0;
+    exala::rotg(va, vb, vc, vs, e);
+    ra = va, rb = vb, rc = vc, rs = vs;
+  });
+}
+
 // ------------------------------------------------------------------ blas2
 
 // Correctly rounded: each y_i = round(alpha (op(A) x)_i + beta y_i), one rounding.
@@ -132,6 +156,28 @@ exala_status exala_trsv(exala_layout layout, exala_uplo uplo, exala_transpose tr
   return in_place(ex, [&](const exala::exec& e) {
     const triangle t = triangle_of(layout, uplo, trans, diag);
     exala::trsv(t.lay, t.ul, t.tr, t.dg, n, a, lda, x, incx, e);
+  });
+}
+
+// Correctly rounded: a_ij = round(a_ij + alpha x_i x_j) on the uplo triangle.
+exala_status exala_syr(exala_layout layout, exala_uplo uplo, int64_t n, double alpha,
+                       const double* x, int64_t incx, double* a, int64_t lda,
+                       const exala_exec* ex) {
+  return in_place(ex, [&](const exala::exec& e) {
+    const auto lay = from_c(layout, "layout", layouts);
+    const auto ul = from_c(uplo, "uplo", uplos);
+    exala::syr(lay, ul, n, alpha, x, incx, a, lda, e);
+  });
+}
+
+// Correctly rounded: a_ij = round(a_ij + alpha (x_i y_j + y_i x_j)), one rounding.
+exala_status exala_syr2(exala_layout layout, exala_uplo uplo, int64_t n, double alpha,
+                        const double* x, int64_t incx, const double* y, int64_t incy, double* a,
+                        int64_t lda, const exala_exec* ex) {
+  return in_place(ex, [&](const exala::exec& e) {
+    const auto lay = from_c(layout, "layout", layouts);
+    const auto ul = from_c(uplo, "uplo", uplos);
+    exala::syr2(lay, ul, n, alpha, x, incx, y, incy, a, lda, e);
   });
 }
 
@@ -159,5 +205,57 @@ exala_status exala_trsm(exala_layout layout, exala_side side, exala_uplo uplo,
     const auto sd = from_c(side, "side", sides);
     const triangle t = triangle_of(layout, uplo, trans, diag);
     exala::trsm(t.lay, sd, t.ul, t.tr, t.dg, m, n, alpha, a, lda, b, ldb, e);
+  });
+}
+
+// Correctly rounded: the uplo triangle of alpha op(A) op(A)^T + beta C, each
+// entry a gemm entry; the other triangle is not touched.
+exala_status exala_syrk(exala_layout layout, exala_uplo uplo, exala_transpose trans, int64_t n,
+                        int64_t k, double alpha, const double* a, int64_t lda, double beta,
+                        double* c, int64_t ldc, const exala_exec* ex) {
+  return in_place(ex, [&](const exala::exec& e) {
+    const auto lay = from_c(layout, "layout", layouts);
+    const auto ul = from_c(uplo, "uplo", uplos);
+    const auto tr = from_c(trans, "trans", transposes);
+    exala::syrk(lay, ul, tr, n, k, alpha, a, lda, beta, c, ldc, e);
+  });
+}
+
+// Correctly rounded: the uplo triangle of alpha (op(A) op(B)^T + op(B) op(A)^T)
+// + beta C, each entry ONE rounding of the exact value.
+exala_status exala_syr2k(exala_layout layout, exala_uplo uplo, exala_transpose trans, int64_t n,
+                         int64_t k, double alpha, const double* a, int64_t lda, const double* b,
+                         int64_t ldb, double beta, double* c, int64_t ldc, const exala_exec* ex) {
+  return in_place(ex, [&](const exala::exec& e) {
+    const auto lay = from_c(layout, "layout", layouts);
+    const auto ul = from_c(uplo, "uplo", uplos);
+    const auto tr = from_c(trans, "trans", transposes);
+    exala::syr2k(lay, ul, tr, n, k, alpha, a, lda, b, ldb, beta, c, ldc, e);
+  });
+}
+
+// Correctly rounded: C = alpha A B + beta C (left) or alpha B A + beta C
+// (right), A symmetric (its uplo triangle read), each entry a gemm entry.
+exala_status exala_symm(exala_layout layout, exala_side side, exala_uplo uplo, int64_t m,
+                        int64_t n, double alpha, const double* a, int64_t lda, const double* b,
+                        int64_t ldb, double beta, double* c, int64_t ldc, const exala_exec* ex) {
+  return in_place(ex, [&](const exala::exec& e) {
+    const auto lay = from_c(layout, "layout", layouts);
+    const auto sd = from_c(side, "side", sides);
+    const auto ul = from_c(uplo, "uplo", uplos);
+    exala::symm(lay, sd, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc, e);
+  });
+}
+
+// Correctly rounded: B = alpha op(T) B (left) or alpha B op(T) (right) in
+// place, each entry the gemm entry with the full triangular matrix.
+exala_status exala_trmm(exala_layout layout, exala_side side, exala_uplo uplo,
+                        exala_transpose trans, exala_diag diag, int64_t m, int64_t n,
+                        double alpha, const double* a, int64_t lda, double* b, int64_t ldb,
+                        const exala_exec* ex) {
+  return in_place(ex, [&](const exala::exec& e) {
+    const auto sd = from_c(side, "side", sides);
+    const triangle t = triangle_of(layout, uplo, trans, diag);
+    exala::trmm(t.lay, sd, t.ul, t.tr, t.dg, m, n, alpha, a, lda, b, ldb, e);
   });
 }

@@ -204,7 +204,8 @@ module exala
             exala_opencl_select_device
   public :: exala_sum, exala_asum, exala_dot, exala_nrm2, exala_iamax, exala_axpy, exala_scal, &
             exala_copy, exala_swap, exala_gemv, exala_gemv_update, exala_gemm, &
-            exala_gemm_update, exala_trsv, exala_trsm, exala_trsv_compensated, &
+            exala_gemm_update, exala_trsv, exala_trsm, exala_syrk, exala_syr2k, exala_symm, &
+            exala_trmm, exala_syr, exala_syr2, exala_rotm, exala_rotg, exala_trsv_compensated, &
             exala_trsv_double_double, exala_trsv_exact_refined, exala_skeel_condition, &
             exala_trsv_mpfr_solution, exala_generate_ill_conditioned_trsv, &
             exala_generate_dense_system
@@ -549,6 +550,72 @@ module exala
       integer(c_int64_t), value :: m, n, lda, ldb
       real(c_double), value :: alpha
       type(c_ptr), value :: a, b, ex
+      integer(c_int) :: status
+    end function
+
+    function c_syrk(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc, ex) &
+        bind(c, name='exala_syrk') result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: layout, uplo, trans
+      integer(c_int64_t), value :: n, k, lda, ldc
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: a, c, ex
+      integer(c_int) :: status
+    end function
+    function c_syr2k(layout, uplo, trans, n, k, alpha, a, lda, b, ldb, beta, c, ldc, ex) &
+        bind(c, name='exala_syr2k') result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: layout, uplo, trans
+      integer(c_int64_t), value :: n, k, lda, ldb, ldc
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: a, b, c, ex
+      integer(c_int) :: status
+    end function
+    function c_symm(layout, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc, ex) &
+        bind(c, name='exala_symm') result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: layout, side, uplo
+      integer(c_int64_t), value :: m, n, lda, ldb, ldc
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: a, b, c, ex
+      integer(c_int) :: status
+    end function
+    function c_trmm(layout, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb, ex) &
+        bind(c, name='exala_trmm') result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: layout, side, uplo, trans, diag
+      integer(c_int64_t), value :: m, n, lda, ldb
+      real(c_double), value :: alpha
+      type(c_ptr), value :: a, b, ex
+      integer(c_int) :: status
+    end function
+    function c_syr(layout, uplo, n, alpha, x, incx, a, lda, ex) &
+        bind(c, name='exala_syr') result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: layout, uplo
+      integer(c_int64_t), value :: n, incx, lda
+      real(c_double), value :: alpha
+      type(c_ptr), value :: x, a, ex
+      integer(c_int) :: status
+    end function
+    function c_syr2(layout, uplo, n, alpha, x, incx, y, incy, a, lda, ex) &
+        bind(c, name='exala_syr2') result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: layout, uplo
+      integer(c_int64_t), value :: n, incx, incy, lda
+      real(c_double), value :: alpha
+      type(c_ptr), value :: x, y, a, ex
+      integer(c_int) :: status
+    end function
+    function c_rotm(n, x, incx, y, incy, param, ex) bind(c, name='exala_rotm') result(status)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), value :: n, incx, incy
+      type(c_ptr), value :: x, y, param, ex
+      integer(c_int) :: status
+    end function
+    function c_rotg(a, b, c, s, ex) bind(c, name='exala_rotg') result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: a, b, c, s, ex
       integer(c_int) :: status
     end function
 
@@ -1490,6 +1557,206 @@ contains
     call view_matrix(b, vb)
     if (c_ok(c_trsm(EXALA_COL_MAJOR, sd, ul, t, dg, vb%m, vb%n, alpha, va%p, va%ld, vb%p, &
                     vb%ld, c_null_ptr), routine, status)) call unview_matrix(vb, b)
+  end subroutine
+
+  ! ---------------------------------------- the gemm family (issue 17)
+  ! Every result entry is one gemm entry: rounded once from its exact value.
+
+  ! The uplo triangle of C = alpha op(A) op(A)^T + beta C (the other triangle
+  ! is not touched); op(A) is n x k (trans 'N': a is n x k, 'T': k x n).
+  subroutine exala_syrk(uplo, trans, alpha, a, beta, c, status)
+    character(*), intent(in) :: uplo, trans
+    real(c_double), intent(in) :: alpha, beta
+    real(c_double), intent(in), target :: a(:,:)
+    real(c_double), intent(inout), target :: c(:,:)
+    integer, intent(out), optional :: status
+    call rank_k_core('exala_syrk', uplo, trans, alpha, a, a, beta, c, .false., status)
+  end subroutine
+
+  ! The uplo triangle of C = alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C,
+  ! ONE rounding per entry; b has the shape of a.
+  subroutine exala_syr2k(uplo, trans, alpha, a, b, beta, c, status)
+    character(*), intent(in) :: uplo, trans
+    real(c_double), intent(in) :: alpha, beta
+    real(c_double), intent(in), target :: a(:,:), b(:,:)
+    real(c_double), intent(inout), target :: c(:,:)
+    integer, intent(out), optional :: status
+    call rank_k_core('exala_syr2k', uplo, trans, alpha, a, b, beta, c, .true., status)
+  end subroutine
+
+  subroutine rank_k_core(routine, uplo, trans, alpha, a, b, beta, c, two, status)
+    character(*), intent(in) :: routine, uplo, trans
+    real(c_double), intent(in) :: alpha, beta
+    real(c_double), intent(in), target :: a(:,:), b(:,:)
+    real(c_double), intent(inout), target :: c(:,:)
+    logical, intent(in) :: two
+    integer, intent(out), optional :: status
+    integer(c_int) :: ul, t
+    integer(c_int64_t) :: n, k
+    type(mat_arg), target :: va, vb, vc
+    logical :: ok
+    if (.not. opt_uplo(uplo, routine, ul, status)) return
+    if (.not. opt_trans(trans, routine, 'trans', t, status)) return
+    call op_shape(t, size(a, 1, kind=c_int64_t), size(a, 2, kind=c_int64_t), n, k)
+    if (.not. square(routine, c, status)) return
+    if (.not. same_size(routine, 'c, 1', size(c, 1, kind=c_int64_t), 'size(op(a), 1)', n, &
+                        status)) return
+    if (two) then
+      if (.not. same_size(routine, 'b, 1', size(b, 1, kind=c_int64_t), 'size(a, 1)', &
+                          size(a, 1, kind=c_int64_t), status)) return
+      if (.not. same_size(routine, 'b, 2', size(b, 2, kind=c_int64_t), 'size(a, 2)', &
+                          size(a, 2, kind=c_int64_t), status)) return
+    end if
+    call view_matrix(a, va)
+    call view_matrix(c, vc)
+    if (two) then
+      call view_matrix(b, vb)
+      ok = c_ok(c_syr2k(EXALA_COL_MAJOR, ul, t, n, k, alpha, va%p, va%ld, vb%p, vb%ld, beta, &
+                        vc%p, vc%ld, c_null_ptr), routine, status)
+    else
+      ok = c_ok(c_syrk(EXALA_COL_MAJOR, ul, t, n, k, alpha, va%p, va%ld, beta, vc%p, vc%ld, &
+                       c_null_ptr), routine, status)
+    end if
+    if (ok) call unview_matrix(vc, c)
+  end subroutine
+
+  ! C = alpha A B + beta C (side 'L') or alpha B A + beta C ('R'); a square
+  ! and symmetric (only its uplo triangle read); c has the shape of b.
+  subroutine exala_symm(side, uplo, alpha, a, b, beta, c, status)
+    character(*), intent(in) :: side, uplo
+    real(c_double), intent(in) :: alpha, beta
+    real(c_double), intent(in), target :: a(:,:), b(:,:)
+    real(c_double), intent(inout), target :: c(:,:)
+    integer, intent(out), optional :: status
+    character(*), parameter :: routine = 'exala_symm'
+    integer(c_int) :: sd, ul
+    type(mat_arg), target :: va, vb, vc
+    if (.not. opt_side(side, routine, sd, status)) return
+    if (.not. opt_uplo(uplo, routine, ul, status)) return
+    if (.not. square(routine, a, status)) return
+    if (sd == EXALA_LEFT) then
+      if (.not. same_size(routine, 'b, 1', size(b, 1, kind=c_int64_t), "size(a, 1) (side 'L')", &
+                          size(a, 1, kind=c_int64_t), status)) return
+    else
+      if (.not. same_size(routine, 'b, 2', size(b, 2, kind=c_int64_t), "size(a, 1) (side 'R')", &
+                          size(a, 1, kind=c_int64_t), status)) return
+    end if
+    if (.not. same_size(routine, 'c, 1', size(c, 1, kind=c_int64_t), 'size(b, 1)', &
+                        size(b, 1, kind=c_int64_t), status)) return
+    if (.not. same_size(routine, 'c, 2', size(c, 2, kind=c_int64_t), 'size(b, 2)', &
+                        size(b, 2, kind=c_int64_t), status)) return
+    call view_matrix(a, va)
+    call view_matrix(b, vb)
+    call view_matrix(c, vc)
+    if (c_ok(c_symm(EXALA_COL_MAJOR, sd, ul, vb%m, vb%n, alpha, va%p, va%ld, vb%p, vb%ld, beta, &
+                    vc%p, vc%ld, c_null_ptr), routine, status)) call unview_matrix(vc, c)
+  end subroutine
+
+  ! B = alpha op(A) B (side 'L') or alpha B op(A) ('R') in place; a
+  ! triangular (only the uplo triangle read; diag 'U': unit, not read).
+  subroutine exala_trmm(side, uplo, trans, diag, alpha, a, b, status)
+    character(*), intent(in) :: side, uplo, trans, diag
+    real(c_double), intent(in) :: alpha
+    real(c_double), intent(in), target :: a(:,:)
+    real(c_double), intent(inout), target :: b(:,:)
+    integer, intent(out), optional :: status
+    character(*), parameter :: routine = 'exala_trmm'
+    integer(c_int) :: sd, ul, t, dg
+    integer(c_int64_t) :: na
+    type(mat_arg), target :: va, vb
+    if (.not. opt_side(side, routine, sd, status)) return
+    if (.not. opt_uplo(uplo, routine, ul, status)) return
+    if (.not. opt_trans(trans, routine, 'trans', t, status)) return
+    if (.not. opt_diag(diag, routine, dg, status)) return
+    if (.not. square(routine, a, status)) return
+    na = size(a, 1, kind=c_int64_t)
+    if (sd == EXALA_LEFT) then
+      if (.not. same_size(routine, 'b, 1', size(b, 1, kind=c_int64_t), "size(a, 1) (side 'L')", &
+                          na, status)) return
+    else
+      if (.not. same_size(routine, 'b, 2', size(b, 2, kind=c_int64_t), "size(a, 1) (side 'R')", &
+                          na, status)) return
+    end if
+    call view_matrix(a, va)
+    call view_matrix(b, vb)
+    if (c_ok(c_trmm(EXALA_COL_MAJOR, sd, ul, t, dg, vb%m, vb%n, alpha, va%p, va%ld, vb%p, &
+                    vb%ld, c_null_ptr), routine, status)) call unview_matrix(vb, b)
+  end subroutine
+
+  ! The uplo triangle of a = a + alpha x x^T, each entry rounded once.
+  subroutine exala_syr(uplo, alpha, x, a, status)
+    character(*), intent(in) :: uplo
+    real(c_double), intent(in) :: alpha
+    real(c_double), intent(in), target :: x(:)
+    real(c_double), intent(inout), target :: a(:,:)
+    integer, intent(out), optional :: status
+    character(*), parameter :: routine = 'exala_syr'
+    integer(c_int) :: ul
+    type(vec_arg), target :: vx
+    type(mat_arg), target :: va
+    if (.not. opt_uplo(uplo, routine, ul, status)) return
+    if (.not. square(routine, a, status)) return
+    if (.not. same_size(routine, 'x', size(x, kind=c_int64_t), 'size(a, 1)', &
+                        size(a, 1, kind=c_int64_t), status)) return
+    call view_vector(x, vx)
+    call view_matrix(a, va)
+    if (c_ok(c_syr(EXALA_COL_MAJOR, ul, va%m, alpha, vx%p, vx%inc, va%p, va%ld, c_null_ptr), &
+             routine, status)) call unview_matrix(va, a)
+  end subroutine
+
+  ! The uplo triangle of a = a + alpha (x y^T + y x^T), each entry rounded once.
+  subroutine exala_syr2(uplo, alpha, x, y, a, status)
+    character(*), intent(in) :: uplo
+    real(c_double), intent(in) :: alpha
+    real(c_double), intent(in), target :: x(:), y(:)
+    real(c_double), intent(inout), target :: a(:,:)
+    integer, intent(out), optional :: status
+    character(*), parameter :: routine = 'exala_syr2'
+    integer(c_int) :: ul
+    type(vec_arg), target :: vx, vy
+    type(mat_arg), target :: va
+    if (.not. opt_uplo(uplo, routine, ul, status)) return
+    if (.not. square(routine, a, status)) return
+    if (.not. same_size(routine, 'x', size(x, kind=c_int64_t), 'size(a, 1)', &
+                        size(a, 1, kind=c_int64_t), status)) return
+    if (.not. same_size(routine, 'y', size(y, kind=c_int64_t), 'size(a, 1)', &
+                        size(a, 1, kind=c_int64_t), status)) return
+    call view_vector(x, vx)
+    call view_vector(y, vy)
+    call view_matrix(a, va)
+    if (c_ok(c_syr2(EXALA_COL_MAJOR, ul, va%m, alpha, vx%p, vx%inc, vy%p, vy%inc, va%p, va%ld, &
+                    c_null_ptr), routine, status)) call unview_matrix(va, a)
+  end subroutine
+
+  ! Modified Givens rotation (param(1) the flag -2, -1, 0 or 1, as BLAS
+  ! drotm): each x_i, y_i one rounding of its exact two-term sum.
+  subroutine exala_rotm(x, y, param, status)
+    real(c_double), intent(inout), target :: x(:), y(:)
+    real(c_double), intent(in), target :: param(5)
+    integer, intent(out), optional :: status
+    type(vec_arg), target :: vx, vy
+    if (.not. same_size('exala_rotm', 'y', size(y, kind=c_int64_t), 'size(x)', &
+                        size(x, kind=c_int64_t), status)) return
+    call view_vector(x, vx)
+    call view_vector(y, vy)
+    if (c_ok(c_rotm(vx%n, vx%p, vx%inc, vy%p, vy%inc, c_loc(param), c_null_ptr), 'exala_rotm', &
+             status)) then
+      call unview_vector(vx, x)
+      call unview_vector(vy, y)
+    end if
+  end subroutine
+
+  ! Givens rotation (BLAS 3.10 drotg rules): on return a = r (the correctly
+  ! rounded norm with the sign of the larger input), b = z, c = a / r and
+  ! s = b / r (IEEE quotients by the rounded r).
+  subroutine exala_rotg(a, b, c, s, status)
+    real(c_double), intent(inout), target :: a, b
+    real(c_double), intent(out), target :: c, s
+    integer, intent(out), optional :: status
+    c = nan()
+    s = nan()
+    if (.not. c_ok(c_rotg(c_loc(a), c_loc(b), c_loc(c), c_loc(s), c_null_ptr), 'exala_rotg', &
+                   status)) return
   end subroutine
 
   ! a must be square.

@@ -163,6 +163,32 @@ void swap(std::int64_t n, double* x, std::int64_t incx, double* y, std::int64_t 
 // index is 0-based and any increment is accepted. exec.mode is not used.
 std::int64_t iamax(std::int64_t n, const double* x, std::int64_t incx, const exec& ex = {});
 
+// Modified Givens rotation (reference BLAS drotm): with H from param (flag
+// param[0] = -1: H = [[p1, p3], [p2, p4]]; 0: [[1, p3], [p2, 1]]; 1:
+// [[p1, 1], [-1, p4]]; -2: H = I, nothing is done), x_i' = round(h11 x_i +
+// h12 y_i) and y_i' = round(h21 x_i + h22 y_i), each ONE correct rounding of
+// the exact two-term sum in exec.mode (the reference rounds each product and
+// the sum). Another flag throws invalid_argument("param"); increments as
+// swap (0 with n > 1 throws). Elements are independent: same bits on every
+// backend and thread count.
+void rotm(std::int64_t n, double* x, std::int64_t incx, double* y, std::int64_t incy,
+          const double* param, const exec& ex = {});
+
+// Givens rotation (reference BLAS 3.10 drotg, "safe scaling" version, its
+// rules for the special cases and for z): on return a = r, b = z, and c, s
+// with [c s; -s c] [a; b] = [r; 0].
+//  * b == 0: c = 1, s = 0, r = a, z = 0;  a == 0 (b != 0): c = 0, s = 1,
+//    r = b, z = 1;
+//  * otherwise r = sigma * nrm2(a, b), the norm CORRECTLY ROUNDED (exact sum
+//    of squares, one rounded square root; no spurious overflow), sigma the
+//    sign of the larger of |a|, |b| (of b on a tie); c = a / r and s = b / r
+//    are IEEE quotients by that rounded r (NOT the correctly rounded
+//    a / sqrt(a^2 + b^2): two roundings, relative error below 2^-52 instead
+//    of 2^-53), z = s if |a| > |b|, else 1 / c (1 when c == 0).
+// Deterministic: the same bits everywhere. exec.mode must be to_nearest_even
+// (invalid_argument("mode") otherwise).
+void rotg(double& a, double& b, double& c, double& s, const exec& ex = {});
+
 // Span forms (contiguous, increment 1); the two-vector forms throw
 // exala::invalid_argument("y") if the sizes differ.
 void axpy(double alpha, std::span<const double> x, std::span<double> y, const exec& ex = {});

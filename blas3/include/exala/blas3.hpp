@@ -74,6 +74,71 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
           double alpha, const double* a, std::int64_t lda, double* b, std::int64_t ldb,
           const exec& ex = {});
 
+// ------------------------------------------------------------ the gemm family
+// Every routine below computes each result entry as ONE gemm entry of the
+// contract above (round(alpha * S + beta * c), S exact, one rounding in
+// exec.mode), so its bits are those of exala::gemm on the equivalent full
+// problem, on every backend, thread count, kernel set and block. Same
+// conventions as gemm: alpha == 0 (or k == 0) reads neither A nor B and
+// gives round(beta * c); beta == 0 does not read C (its term is +0);
+// arguments are checked (names and extents) before anything is read or
+// written; row-major calls are the column-major call on the transposed
+// problem (uplo and side flip), as CBLAS defines them. Outputs must not
+// overlap inputs (except where the routine works in place).
+
+// C := alpha op(A) op(A)^T + beta C on the `ul` triangle of the n x n C
+// (the diagonal included); the other triangle is neither read nor written.
+// op(A) is n x k: A is n x k (trans none) or k x n (trans), lda as gemm.
+// Only the triangle is computed: column panels of C, the rectangle beside
+// the diagonal block by gemm straight into C, the diagonal block through a
+// small scratch block (about half the products of the full gemm).
+void syrk(layout lay, uplo ul, transpose trans, std::int64_t n, std::int64_t k, double alpha,
+          const double* a, std::int64_t lda, double beta, double* c, std::int64_t ldc,
+          const exec& ex = {});
+
+// C := alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C on the `ul` triangle,
+// each entry ONE rounding of the exact value: the gemm with k' = 2k of the
+// concatenations [op(A) op(B)] and [op(B) op(A)] (built in scratch: 4 n k
+// doubles), the triangle as syrk. A and B as
+// syrk's A, with lda and ldb.
+void syr2k(layout lay, uplo ul, transpose trans, std::int64_t n, std::int64_t k, double alpha,
+           const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+           double* c, std::int64_t ldc, const exec& ex = {});
+
+// C := alpha A B + beta C (side left: A is m x m) or alpha B A + beta C
+// (right: A is n x n); A symmetric, only its `ul` triangle read; B and C are
+// m x n. Each entry the gemm entry of the full symmetric matrix (expanded
+// once into scratch: order^2 doubles).
+void symm(layout lay, side sd, uplo ul, std::int64_t m, std::int64_t n, double alpha,
+          const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+          double* c, std::int64_t ldc, const exec& ex = {});
+
+// B := alpha op(T) B (left: T is m x m) or alpha B op(T) (right: T is
+// n x n), in place; T triangular, only its `ul` triangle read (not the
+// diagonal with diag::unit, taken as 1). Each entry is the gemm entry
+// round(alpha * sum_l op(T)_il b_lj) (beta = 0) of the FULL triangular
+// matrix, its other triangle +0: as in gemm, an inf or NaN of B times such
+// a zero gives NaN. B is copied to scratch (m n doubles). Where B is finite
+// and the direction is not downward, the zeros cannot change a result bit,
+// and only the nonzero slice of op(T) enters each block of about m / 8
+// (n / 8) rows (columns) of the result: about 9/16 of the full gemm's products.
+// alpha == 0 sets B = +0 without reading T. Lda and ldb as trsm.
+void trmm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m, std::int64_t n,
+          double alpha, const double* a, std::int64_t lda, double* b, std::int64_t ldb,
+          const exec& ex = {});
+
+// Level-2 rank updates of a symmetric matrix, here because each entry is a
+// gemm entry (k = 1 or 2, beta = 1; blas2 does not link blas3):
+// syr:  a_ij := round(a_ij + alpha x_i x_j), the triple product exact;
+// syr2: a_ij := round(a_ij + alpha (x_i y_j + y_i x_j)), one rounding;
+// on the `ul` triangle of the n x n A only (the other is not touched).
+// Vectors as exala::gemv's (negative increments walk backwards; 0 is
+// accepted for these read-only vectors). alpha == 0 returns at once.
+void syr(layout lay, uplo ul, std::int64_t n, double alpha, const double* x, std::int64_t incx,
+         double* a, std::int64_t lda, const exec& ex = {});
+void syr2(layout lay, uplo ul, std::int64_t n, double alpha, const double* x, std::int64_t incx,
+          const double* y, std::int64_t incy, double* a, std::int64_t lda, const exec& ex = {});
+
 namespace detail {
 // Which path the last gemm call on this thread took through the exact engine
 // of the simd and omp backends (for tests and benchmarks: results never depend

@@ -19,6 +19,16 @@ void dswap_(const int* n, double* x, const int* incx, double* y, const int* incy
 int idamax_(const int* n, const double* x, const int* incx);
 void drot_(const int* n, double* x, const int* incx, double* y, const int* incy, const double* c,
            const double* s);
+void drotm_(const int* n, double* x, const int* incx, double* y, const int* incy,
+            const double* param);
+void drotg_(double* a, double* b, double* c, double* s);
+void dsyr_(const char* uplo, const int* n, const double* alpha, const double* x, const int* incx,
+           double* a, const int* lda, std::size_t);
+void dsyr2_(const char* uplo, const int* n, const double* alpha, const double* x, const int* incx,
+            const double* y, const int* incy, double* a, const int* lda, std::size_t);
+void dsyr2k_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha,
+             const double* a, const int* lda, const double* b, const int* ldb, const double* beta,
+             double* c, const int* ldc, std::size_t, std::size_t);
 void dgemv_(const char* trans, const int* m, const int* n, const double* alpha, const double* a,
             const int* lda, const double* x, const int* incx, const double* beta, double* y,
             const int* incy, std::size_t);
@@ -64,6 +74,14 @@ void cblas_dcopy(int n, const double* x, int incx, double* y, int incy);
 void cblas_dswap(int n, double* x, int incx, double* y, int incy);
 std::size_t cblas_idamax(int n, const double* x, int incx);
 void cblas_drot(int n, double* x, int incx, double* y, int incy, double c, double s);
+void cblas_drotm(int n, double* x, int incx, double* y, int incy, const double* p);
+void cblas_drotg(double* a, double* b, double* c, double* s);
+void cblas_dsyr(int layout, int uplo, int n, double alpha, const double* x, int incx, double* a,
+                int lda);
+void cblas_dsyr2(int layout, int uplo, int n, double alpha, const double* x, int incx,
+                 const double* y, int incy, double* a, int lda);
+void cblas_dsyr2k(int layout, int uplo, int trans, int n, int k, double alpha, const double* a,
+                  int lda, const double* b, int ldb, double beta, double* c, int ldc);
 void cblas_dgemv(int layout, int trans, int m, int n, double alpha, const double* a, int lda,
                  const double* x, int incx, double beta, double* y, int incy);
 void cblas_dger(int layout, int m, int n, double alpha, const double* x, int incx,

@@ -198,10 +198,12 @@ if(NM)
   list(SORT got)
   set(want
     cblas_dasum cblas_daxpy cblas_dcopy cblas_ddot cblas_dgemm cblas_dgemv cblas_dger
-    cblas_dnrm2 cblas_drot cblas_dscal cblas_dswap cblas_dsymm cblas_dsymv cblas_dsyrk
+    cblas_dnrm2 cblas_drot cblas_drotg cblas_drotm cblas_dscal cblas_dswap cblas_dsymm
+    cblas_dsymv cblas_dsyr cblas_dsyr2 cblas_dsyr2k cblas_dsyrk
     cblas_dtrmm cblas_dtrmv cblas_dtrsm cblas_dtrsv cblas_idamax
-    dasum_ daxpy_ dcopy_ ddot_ dgemm_ dgemv_ dger_ dnrm2_ drot_ dscal_ dswap_ dsymm_ dsymv_
-    dsyrk_ dtrmm_ dtrmv_ dtrsm_ dtrsv_ exala_blas_abi_next exala_blas_abi_version idamax_)
+    dasum_ daxpy_ dcopy_ ddot_ dgemm_ dgemv_ dger_ dnrm2_ drot_ drotg_ drotm_ dscal_ dswap_
+    dsymm_ dsymv_ dsyr_ dsyr2_ dsyr2k_ dsyrk_ dtrmm_ dtrmv_ dtrsm_ dtrsv_
+    exala_blas_abi_next exala_blas_abi_version idamax_)
   list(SORT want)
   if(NOT got STREQUAL want)
     fail("exported symbols differ:\n  got  ${got}\n  want ${want}")

@@ -968,6 +968,169 @@ BOOST_AUTO_TEST_CASE(symv_symm_trmv_trmm_syrk_bits) {
   }
 }
 
+// dsyr_, dsyr2_, dsyr2k_, drotm_, drotg_ and their cblas_ forms (issue 17):
+// their INFO / CBLAS numbers, and their bits against the exala C++
+// routines (checked against MPFR in test_blas3_family), the other triangle
+// untouched, row-major equal to column-major on the transposed storage.
+BOOST_AUTO_TEST_CASE(syr_syr2_syr2k_rotm_rotg) {
+  using exala::layout;
+  using exala::transpose;
+  using exala::uplo;
+  {
+    std::vector<double> A(64, 1.0), X(16, 1.0), Y(16, 1.0);
+    std::vector<std::vector<double>*> w = {&A, &X, &Y};
+    const double one = 1.0;
+    auto syr = [&](const char* u, int n, int incx, int lda) {
+      return [=, &A, &X] { dsyr_(u, &n, &one, X.data(), &incx, A.data(), &lda, 1); };
+    };
+    expect_xerbla("DSYR  ", 1, syr("X", 3, 1, 3), w, "syr uplo");
+    expect_xerbla("DSYR  ", 2, syr("U", -1, 1, 3), w, "syr n");
+    expect_xerbla("DSYR  ", 5, syr("U", 3, 0, 3), w, "syr incx");
+    expect_xerbla("DSYR  ", 7, syr("L", 3, 1, 2), w, "syr lda");
+    auto syr2 = [&](const char* u, int n, int incx, int incy, int lda) {
+      return [=, &A, &X, &Y] {
+        dsyr2_(u, &n, &one, X.data(), &incx, Y.data(), &incy, A.data(), &lda, 1);
+      };
+    };
+    expect_xerbla("DSYR2 ", 1, syr2("X", 3, 1, 1, 3), w, "syr2 uplo");
+    expect_xerbla("DSYR2 ", 2, syr2("U", -1, 1, 1, 3), w, "syr2 n");
+    expect_xerbla("DSYR2 ", 5, syr2("U", 3, 0, 1, 3), w, "syr2 incx");
+    expect_xerbla("DSYR2 ", 7, syr2("U", 3, 1, 0, 3), w, "syr2 incy");
+    expect_xerbla("DSYR2 ", 9, syr2("L", 3, 1, 1, 2), w, "syr2 lda");
+    // DSYR2K(UPLO, TRANS, N, K, ALPHA, A, LDA, B, LDB, BETA, C, LDC); n=3, k=5
+    auto syr2k = [&](const char* u, const char* t, int n, int k, int lda, int ldb, int ldc) {
+      return [=, &A, &X, &Y] {
+        dsyr2k_(u, t, &n, &k, &one, X.data(), &lda, Y.data(), &ldb, &one, A.data(), &ldc, 1, 1);
+      };
+    };
+    expect_xerbla("DSYR2K", 1, syr2k("X", "N", 3, 5, 3, 3, 3), w, "syr2k uplo");
+    expect_xerbla("DSYR2K", 2, syr2k("U", "X", 3, 5, 3, 3, 3), w, "syr2k trans");
+    expect_xerbla("DSYR2K", 3, syr2k("U", "N", -1, 5, 3, 3, 3), w, "syr2k n");
+    expect_xerbla("DSYR2K", 4, syr2k("U", "N", 3, -1, 3, 3, 3), w, "syr2k k");
+    expect_xerbla("DSYR2K", 7, syr2k("U", "N", 3, 5, 2, 3, 3), w, "syr2k lda (N)");
+    expect_xerbla("DSYR2K", 7, syr2k("U", "T", 3, 5, 4, 5, 3), w, "syr2k lda (T)");
+    expect_xerbla("DSYR2K", 9, syr2k("U", "C", 3, 5, 5, 4, 3), w, "syr2k ldb");
+    expect_xerbla("DSYR2K", 12, syr2k("L", "N", 3, 5, 3, 3, 2), w, "syr2k ldc");
+    expect_no_error(syr2k("l", "t", 3, 5, 5, 5, 3), "syr2k valid");
+    // CBLAS: a bad layout 1, options their positions, Fortran errors INFO + 1
+    // (no row-major swaps for these in Netlib's cblas_xerbla).
+    for (int lay : {CblasColMajor, CblasRowMajor}) {
+      g_row_major_calls = lay == CblasRowMajor;
+      expect_cblas("cblas_dsyr", 1, [&] { cblas_dsyr(0, CblasUpper, 3, 1.0, X.data(), 1, A.data(), 3); }, w, "dsyr layout");
+      expect_cblas("cblas_dsyr", 2, [&] { cblas_dsyr(lay, 0, 3, 1.0, X.data(), 1, A.data(), 3); }, w, "dsyr uplo");
+      expect_cblas("cblas_dsyr", 3, [&] { cblas_dsyr(lay, CblasUpper, -1, 1.0, X.data(), 1, A.data(), 3); }, w, "dsyr n");
+      expect_cblas("cblas_dsyr", 6, [&] { cblas_dsyr(lay, CblasLower, 3, 1.0, X.data(), 0, A.data(), 3); }, w, "dsyr incx");
+      expect_cblas("cblas_dsyr", 8, [&] { cblas_dsyr(lay, CblasLower, 3, 1.0, X.data(), 1, A.data(), 2); }, w, "dsyr lda");
+      expect_cblas("cblas_dsyr2", 8, [&] { cblas_dsyr2(lay, CblasUpper, 3, 1.0, X.data(), 1, Y.data(), 0, A.data(), 3); }, w, "dsyr2 incy");
+      expect_cblas("cblas_dsyr2", 10, [&] { cblas_dsyr2(lay, CblasUpper, 3, 1.0, X.data(), 1, Y.data(), 1, A.data(), 2); }, w, "dsyr2 lda");
+      expect_cblas("cblas_dsyr2k", 3, [&] { cblas_dsyr2k(lay, CblasUpper, 0, 3, 5, 1.0, X.data(), 5, Y.data(), 5, 1.0, A.data(), 3); }, w, "dsyr2k trans");
+      expect_cblas("cblas_dsyr2k", 13, [&] { cblas_dsyr2k(lay, CblasUpper, CblasNoTrans, 3, 5, 1.0, X.data(), 5, Y.data(), 5, 1.0, A.data(), 2); }, w, "dsyr2k ldc");
+    }
+    g_row_major_calls = false;
+  }
+  // Bits: the drop-in against the C++ routines; cblas row-major against
+  // column-major on the transposed storage (the same memory, other uplo).
+  const int n = 37, k = 9, lda = 40;
+  for (bool up : {true, false}) {
+    const char* u = up ? "U" : "L";
+    const uplo ul = up ? uplo::upper : uplo::lower;
+    const double alpha = wide(-3, 3), beta = wide(-3, 3);
+    const auto x = wide_vec(3 * n), y = wide_vec(2 * n), a0 = wide_vec(static_cast<std::size_t>(lda) * n);
+    {
+      const int ix = -3, iy = 2;
+      auto a = a0, ae = a0, ar = a0;
+      dsyr_(u, &n, &alpha, x.data(), &ix, a.data(), &lda, 1);
+      exala::syr(layout::col_major, ul, n, alpha, x.data(), ix, ae.data(), lda);
+      BOOST_TEST(same_bits(a, ae), "dsyr " << u);
+      cblas_dsyr(CblasRowMajor, up ? CblasLower : CblasUpper, n, alpha, x.data(), ix, ar.data(), lda);
+      BOOST_TEST(same_bits(ar, ae), "cblas_dsyr row-major " << u);
+      a = a0, ae = a0;
+      dsyr2_(u, &n, &alpha, x.data(), &ix, y.data(), &iy, a.data(), &lda, 1);
+      exala::syr2(layout::col_major, ul, n, alpha, x.data(), ix, y.data(), iy, ae.data(), lda);
+      BOOST_TEST(same_bits(a, ae), "dsyr2 " << u);
+      for (int j = 0; j < n; ++j)  // the other triangle and the padding untouched
+        for (int i = 0; i < lda; ++i)
+          if (i >= n || (up ? i > j : i < j)) BOOST_TEST(bits(a[i + j * lda]) == bits(a0[i + j * lda]));
+    }
+    for (const char* tr : {"N", "T"}) {
+      const bool nt = *tr == 'N';
+      const int la = (nt ? n : k) + 2;
+      const auto av = wide_vec(static_cast<std::size_t>(la) * (nt ? k : n));
+      const auto bv = wide_vec(static_cast<std::size_t>(la) * (nt ? k : n));
+      auto c = a0, ce = a0, cr = a0;
+      dsyr2k_(u, tr, &n, &k, &alpha, av.data(), &la, bv.data(), &la, &beta, c.data(), &lda, 1, 1);
+      exala::syr2k(layout::col_major, ul, nt ? transpose::none : transpose::trans, n, k, alpha,
+                   av.data(), la, bv.data(), la, beta, ce.data(), lda);
+      BOOST_TEST(same_bits(c, ce), "dsyr2k " << u << tr);
+      cblas_dsyr2k(CblasRowMajor, up ? CblasLower : CblasUpper, nt ? CblasTrans : CblasNoTrans, n, k,
+                   alpha, av.data(), la, bv.data(), la, beta, cr.data(), lda);
+      BOOST_TEST(same_bits(cr, ce), "cblas_dsyr2k row-major " << u << tr);
+      // beta = 0 does not read C; alpha = 0 scales the triangle only
+      auto cn = a0;
+      for (int j = 0; j < n; ++j) cn[static_cast<std::size_t>(j) * lda + (up ? 0 : n - 1)] = nan_;
+      const double zero = 0.0;
+      dsyr2k_(u, tr, &n, &k, &alpha, av.data(), &la, bv.data(), &la, &zero, cn.data(), &lda, 1, 1);
+      bool finite = true;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+          if (up ? i <= j : i >= j) finite = finite && std::isfinite(cn[i + j * lda]);
+      BOOST_TEST(finite, "dsyr2k beta = 0 reads C " << u << tr);
+      auto cz = a0, cze = a0;
+      dsyr2k_(u, tr, &n, &k, &zero, nullptr, &la, nullptr, &la, &beta, cz.data(), &lda, 1, 1);
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i)
+          if (up ? i <= j : i >= j) cze[i + j * lda] = beta * a0[i + j * lda];
+      BOOST_TEST(same_bits(cz, cze), "dsyr2k alpha = 0 " << u << tr);
+    }
+  }
+  // drotm: every flag (and the reference's reading of others) against exala::rotm.
+  for (double flag : {-2.0, -1.0, 0.0, 1.0, -5.0, 3.0}) {
+    const int nr = 11, ix = 2, iy = -1;
+    const double param[5] = {flag, wide(-2, 2), wide(-2, 2), wide(-2, 2), wide(-2, 2)};
+    const auto x0 = wide_vec(2 * nr), y0 = wide_vec(nr);
+    auto xv = x0, yv = y0, xe = x0, ye = y0, xc = x0, yc = y0;
+    drotm_(&nr, xv.data(), &ix, yv.data(), &iy, param);
+    double canon[5] = {flag < 0 && flag != -2.0 ? -1.0 : (flag > 0 ? 1.0 : flag), param[1], param[2],
+                       param[3], param[4]};
+    exala::rotm(nr, xe.data(), ix, ye.data(), iy, canon);
+    BOOST_TEST((same_bits(xv, xe) && same_bits(yv, ye)), "drotm flag " << flag);
+    cblas_drotm(nr, xc.data(), ix, yc.data(), iy, param);
+    BOOST_TEST((same_bits(xc, xe) && same_bits(yc, ye)), "cblas_drotm flag " << flag);
+  }
+  {  // zero increment: the updates one after another on x_1, as the reference loop
+    const int nr = 3, zero = 0, one = 1;
+    const double param[5] = {-1.0, 2.0, 0.5, -1.0, 3.0};
+    double x = 1.0;
+    std::vector<double> yv = {1.0, 2.0, 4.0};
+    drotm_(&nr, &x, &zero, yv.data(), &one, param);
+    double xe = 1.0;
+    std::vector<double> ye = {1.0, 2.0, 4.0};
+    for (int i = 0; i < 3; ++i) exala::rotm(1, &xe, 1, &ye[i], 1, param);
+    BOOST_TEST((bits(x) == bits(xe) && same_bits(yv, ye)), "drotm incx = 0");
+  }
+  // drotg: the special cases of reference 3.10 and a few values against exala::rotg.
+  for (auto [a, b] : std::vector<std::pair<double, double>>{
+           {0.0, 0.0}, {2.0, 0.0}, {0.0, -3.0}, {3.0, 4.0}, {-4.0, 3.0}, {1e300, 1e300},
+           {wide(), wide()}, {wide(), wide()}}) {
+    double fa = a, fb = b, fc = nan_, fs = nan_, ea = a, eb = b, ec, es, ca = a, cb = b, cc, cs;
+    drotg_(&fa, &fb, &fc, &fs);
+    exala::rotg(ea, eb, ec, es);
+    cblas_drotg(&ca, &cb, &cc, &cs);
+    BOOST_TEST((bits(fa) == bits(ea) && bits(fb) == bits(eb) && bits(fc) == bits(ec) &&
+                bits(fs) == bits(es)), "drotg " << a << " " << b);
+    BOOST_TEST((bits(ca) == bits(ea) && bits(cb) == bits(eb) && bits(cc) == bits(ec) &&
+                bits(cs) == bits(es)), "cblas_drotg " << a << " " << b);
+  }
+  {
+    double a = 3.0, b = 4.0, c = 0.0, s = 0.0;
+    drotg_(&a, &b, &c, &s);
+    BOOST_TEST((a == 5.0 && c == 0.6 && s == 0.8 && b == 1.0 / 0.6));
+    a = 0.0, b = -2.0;
+    drotg_(&a, &b, &c, &s);  // reference: c = 0, s = 1, r = b, z = 1
+    BOOST_TEST((a == -2.0 && b == 1.0 && c == 0.0 && s == 1.0));
+  }
+}
+
 #if defined(EXALA_TEST_HAVE_MPFR)
 namespace {
 // round(a + b*c*d) or round(b*c + d*e) computed exactly by MPFR (1200 bits

@@ -616,6 +616,131 @@ static void test_blas23(void) {
   }
 }
 
+/* ------------------------------------------------- the gemm family (issue 17) */
+
+/* syrk, syr2k, symm, trmm, syr, syr2 on small integer data (every result is
+ * exact, so it is known), in both layouts; the other triangle untouched;
+ * rotm and rotg; bad enums named. */
+static void test_gemm_family(void) {
+  int li;
+  for (li = 0; li < 2; ++li) {
+    const exala_layout lay = li == 0 ? EXALA_COL_MAJOR : EXALA_ROW_MAJOR;
+    const int n = 4, k = 3;
+    double a[12], b[12], c[16], ref[16], x[4] = {1, -2, 3, 2}, y[4] = {2, 0, -1, 1};
+    int i, j, l;
+    /* A is n x k in `lay` (lda k row-major, n col-major) */
+#define AT(m, i, j) (m)[lay == EXALA_ROW_MAJOR ? (i) * k + (j) : (j) * n + (i)]
+#define CT(m, i, j) (m)[lay == EXALA_ROW_MAJOR ? (i) * n + (j) : (j) * n + (i)]
+    for (i = 0; i < n; ++i)
+      for (l = 0; l < k; ++l) {
+        AT(a, i, l) = (double)((i * 5 + l * 3) % 7) - 3.0;
+        AT(b, i, l) = (double)((i * 2 + l * 5) % 5) - 2.0;
+      }
+    for (i = 0; i < 16; ++i) c[i] = 100.0 + i;
+    /* syrk, upper: C = 2 A A^T + 1 C on the triangle */
+    CHECK_OK(exala_syrk(lay, EXALA_UPPER, EXALA_NO_TRANS, n, k, 2.0, a, lay == EXALA_ROW_MAJOR ? k : n,
+                        1.0, c, n, NULL));
+    for (i = 0; i < n; ++i)
+      for (j = 0; j < n; ++j) {
+        double s = 0;
+        for (l = 0; l < k; ++l) s += AT(a, i, l) * AT(a, j, l);
+        CHECK(CT(c, i, j) == (i <= j ? 2.0 * s + 100.0 + (double)(lay == EXALA_ROW_MAJOR ? i * n + j : j * n + i)
+                                     : 100.0 + (double)(lay == EXALA_ROW_MAJOR ? i * n + j : j * n + i)));
+      }
+    /* syr2k, lower, beta 0: C = A B^T + B A^T on the triangle */
+    for (i = 0; i < 16; ++i) c[i] = -7.0;
+    CHECK_OK(exala_syr2k(lay, EXALA_LOWER, EXALA_NO_TRANS, n, k, 1.0, a, lay == EXALA_ROW_MAJOR ? k : n, b,
+                         lay == EXALA_ROW_MAJOR ? k : n, 0.0, c, n, NULL));
+    for (i = 0; i < n; ++i)
+      for (j = 0; j < n; ++j) {
+        double s = 0;
+        for (l = 0; l < k; ++l) s += AT(a, i, l) * AT(b, j, l) + AT(b, i, l) * AT(a, j, l);
+        CHECK(CT(c, i, j) == (i >= j ? s : -7.0));
+      }
+    /* symm, left, upper: C = S B2 with S the symmetric matrix from c's upper triangle */
+    {
+      double s4[16], b2[8], c2[8];
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < n; ++j) CT(s4, i, j) = i <= j ? (double)(i + 2 * j - 3) : 1e300; /* unread */
+      for (i = 0; i < 8; ++i) b2[i] = (double)(i % 3) - 1.0;
+      CHECK_OK(exala_symm(lay, EXALA_LEFT, EXALA_UPPER, n, 2, 1.0, s4, n, b2, lay == EXALA_ROW_MAJOR ? 2 : n,
+                          0.0, c2, lay == EXALA_ROW_MAJOR ? 2 : n, NULL));
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < 2; ++j) {
+          double s = 0;
+          for (l = 0; l < n; ++l) {
+            const int r = i <= l ? i : l, q = i <= l ? l : i;
+            s += (double)(r + 2 * q - 3) * b2[lay == EXALA_ROW_MAJOR ? l * 2 + j : j * n + l];
+          }
+          CHECK(c2[lay == EXALA_ROW_MAJOR ? i * 2 + j : j * n + i] == s);
+        }
+      /* trmm, left, upper, unit: B2 := 3 U B2 (the stored diagonal not read) */
+      for (i = 0; i < 8; ++i) ref[i] = b2[i];
+      CHECK_OK(exala_trmm(lay, EXALA_LEFT, EXALA_UPPER, EXALA_NO_TRANS, EXALA_UNIT, n, 2, 3.0, s4, n, b2,
+                          lay == EXALA_ROW_MAJOR ? 2 : n, NULL));
+      for (i = 0; i < n; ++i)
+        for (j = 0; j < 2; ++j) {
+          double s = ref[lay == EXALA_ROW_MAJOR ? i * 2 + j : j * n + i];
+          for (l = i + 1; l < n; ++l) s += CT(s4, i, l) * ref[lay == EXALA_ROW_MAJOR ? l * 2 + j : j * n + l];
+          CHECK(b2[lay == EXALA_ROW_MAJOR ? i * 2 + j : j * n + i] == 3.0 * s);
+        }
+    }
+    /* syr / syr2, upper: A += alpha x x^T (+ y x^T) on the triangle only */
+    for (i = 0; i < 16; ++i) c[i] = ref[i] = (double)i;
+    CHECK_OK(exala_syr(lay, EXALA_UPPER, n, 0.5, x, 1, c, n, NULL));
+    CHECK_OK(exala_syr2(lay, EXALA_UPPER, n, -1.0, x, 1, y, -1, c, n, NULL));
+    for (i = 0; i < n; ++i)
+      for (j = 0; j < n; ++j) {
+        /* y with increment -1: logical element i is y[n - 1 - i] */
+        const double yi = y[n - 1 - i], yj = y[n - 1 - j];
+        const double want = i <= j ? CT(ref, i, j) + 0.5 * x[i] * x[j] - (x[i] * yj + yi * x[j]) : CT(ref, i, j);
+        CHECK(CT(c, i, j) == want);
+      }
+#undef AT
+#undef CT
+  }
+  {
+    double x[3] = {1, 2, 3}, y[3] = {-1, 0.5, 4};
+    const double param[5] = {-1.0, 2.0, -1.0, 3.0, 0.5}; /* H = [[2, 3], [-1, 0.5]] */
+    double r = 3.0, z = 4.0, c = 0, s = 0;
+    int i;
+    CHECK_OK(exala_rotm(3, x, 1, y, 1, param, NULL));
+    {
+      const double x0[3] = {1, 2, 3}, y0[3] = {-1, 0.5, 4};
+      for (i = 0; i < 3; ++i) {
+        CHECK(x[i] == 2.0 * x0[i] + 3.0 * y0[i]);
+        CHECK(y[i] == -1.0 * x0[i] + 0.5 * y0[i]);
+      }
+    }
+    CHECK_OK(exala_rotg(&r, &z, &c, &s, NULL));
+    CHECK(r == 5.0 && c == 3.0 / 5.0 && s == 4.0 / 5.0 && z == 1.0 / (3.0 / 5.0));
+    CHECK_STATUS(exala_rotg(NULL, &z, &c, &s, NULL), EXALA_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("a");
+    {
+      const double bad[5] = {7.0, 0, 0, 0, 0};
+      CHECK_STATUS(exala_rotm(3, x, 1, y, 1, bad, NULL), EXALA_ERROR_INVALID_ARGUMENT);
+      CHECK_NAMES("param");
+    }
+  }
+  {
+    double a[4] = {1, 2, 3, 4}, c[4] = {0, 0, 0, 0};
+    CHECK_STATUS(exala_syrk(EXALA_COL_MAJOR, (exala_uplo)5, EXALA_NO_TRANS, 2, 2, 1.0, a, 2, 0.0, c, 2, NULL),
+                 EXALA_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("uplo");
+    CHECK_STATUS(exala_symm(EXALA_COL_MAJOR, (exala_side)0, EXALA_UPPER, 2, 2, 1.0, a, 2, a, 2, 0.0, c, 2, NULL),
+                 EXALA_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("side");
+    CHECK_STATUS(exala_syr2k(EXALA_COL_MAJOR, EXALA_UPPER, EXALA_NO_TRANS, 2, 2, 1.0, a, 1, a, 2, 0.0, c, 2, NULL),
+                 EXALA_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("lda");
+    CHECK_STATUS(exala_trmm(EXALA_COL_MAJOR, EXALA_LEFT, EXALA_UPPER, EXALA_NO_TRANS, (exala_diag)9, 2, 2, 1.0, a,
+                            2, c, 2, NULL),
+                 EXALA_ERROR_INVALID_ARGUMENT);
+    CHECK_NAMES("diag");
+    CHECK(c[0] == 0.0 && c[3] == 0.0);
+  }
+}
+
 /* ------------------------------------------------------------- singular */
 
 static void test_singular(void) {
@@ -915,6 +1040,7 @@ int main(void) {
   test_superaccumulator();
   test_blas1();
   test_blas23();
+  test_gemm_family();
   test_singular();
   test_solvers();
   test_stripe_lu_in_core();

@@ -168,6 +168,7 @@ program test_fortran
   call test_strided_sections()
   call test_gemv_gemm()
   call test_triangular()
+  call test_gemm_family()
   call test_errors()
   call test_status_absent()
   call test_superaccumulator()
@@ -617,6 +618,156 @@ contains
   end subroutine
 
   ! ----------------------------------------------------------- error paths
+  ! ------------------------------------------ the gemm family (issue 17)
+  ! syrk, syr2k, symm, trmm, syr, syr2 on integer data (every result exact,
+  ! so matmul on integers gives the bits), the other triangle untouched;
+  ! rotm, rotg; argument errors named.
+  subroutine test_gemm_family()
+    integer(int64) :: ia(5, 3), ib(3, 5), is(4, 4), ibm(3, 4), ix(4), iy(4)
+    real(c_double) :: a(5, 3), b(3, 5), at(3, 5), c(5, 5), s4(4, 4), bm(3, 4), cm(3, 4)
+    real(c_double) :: t4(4, 4), b4(4, 3), xs(8), y(4), a4(4, 4), want4(4, 4)
+    real(c_double) :: x2(3), y2(3), param(5), r, z, cc, ss
+    integer :: i, j, status
+    logical :: ok
+    do j = 1, 3
+      do i = 1, 5
+        ia(i, j) = small_int(4)
+        ib(j, i) = small_int(4)
+      end do
+    end do
+    a = real(ia, c_double)
+    b = real(ib, c_double)
+    ! syrk 'U', 'N': C = 2 A A^T + 0 C on the upper triangle
+    c = 7.0_c_double
+    call exala_syrk('U', 'N', 2.0_c_double, a, 0.0_c_double, c, status)
+    ok = status == EXALA_SUCCESS
+    do j = 1, 5
+      do i = 1, 5
+        if (i <= j) then
+          ok = ok .and. c(i, j) == real(2 * sum(ia(i, :) * ia(j, :)), c_double)
+        else
+          ok = ok .and. c(i, j) == 7.0_c_double
+        end if
+      end do
+    end do
+    call check(ok, 'exala_syrk upper triangle exact, lower untouched')
+    ! syr2k 'L', 'T': op(A) = a^T with a 3 x 5: C = A^T B + B^T A, beta 1
+    at = transpose(a)
+    c = 1.0_c_double
+    call exala_syr2k('l', 'T', 1.0_c_double, at, b, 1.0_c_double, c, status)
+    ok = status == EXALA_SUCCESS
+    do j = 1, 5
+      do i = 1, 5
+        if (i >= j) then
+          ok = ok .and. c(i, j) == real(sum(ia(i, :) * ib(:, j)) + sum(ib(:, i) * ia(j, :)) + 1, &
+                                       c_double)
+        else
+          ok = ok .and. c(i, j) == 1.0_c_double
+        end if
+      end do
+    end do
+    call check(ok, 'exala_syr2k lower triangle exact, upper untouched')
+    ! symm 'R', 'L': C = B S with S symmetric from its lower triangle
+    do j = 1, 4
+      do i = 1, 4
+        is(i, j) = small_int(5)
+      end do
+    end do
+    do j = 1, 4
+      do i = 1, j - 1
+        is(i, j) = is(j, i)
+      end do
+    end do
+    s4 = real(is, c_double)
+    do j = 1, 4
+      do i = 1, j - 1
+        s4(i, j) = 1e300_c_double   ! not read
+      end do
+    end do
+    do j = 1, 4
+      do i = 1, 3
+        ibm(i, j) = small_int(3)
+      end do
+    end do
+    bm = real(ibm, c_double)
+    cm = 0
+    call exala_symm('R', 'L', 1.0_c_double, s4, bm, 0.0_c_double, cm, status)
+    call check(status == EXALA_SUCCESS .and. same_mat(cm, real(matmul(ibm, is), c_double)), &
+               'exala_symm right lower exact')
+    ! trmm 'L', 'U', 'T', 'N': B = op(T) B with T the upper triangle
+    t4 = s4
+    do j = 1, 4
+      do i = j + 1, 4
+        t4(i, j) = 1e300_c_double   ! not read
+      end do
+    end do
+    do j = 1, 4
+      do i = 1, 4
+        if (i > j) is(i, j) = 0
+      end do
+    end do
+    do j = 1, 3
+      do i = 1, 4
+        b4(i, j) = real(small_int(3), c_double)
+      end do
+    end do
+    want4(:, 1:3) = real(matmul(transpose(is), nint(b4, int64)), c_double)
+    do j = 1, 4
+      do i = 1, j
+        t4(i, j) = real(is(i, j), c_double)
+      end do
+    end do
+    call exala_trmm('L', 'U', 'T', 'N', 1.0_c_double, t4, b4, status)
+    call check(status == EXALA_SUCCESS .and. same_mat(b4, want4(:, 1:3)), &
+               'exala_trmm left upper transposed exact')
+    ! syr on a strided section, syr2: the upper triangle only
+    do i = 1, 4
+      ix(i) = small_int(4)
+      iy(i) = small_int(4)
+    end do
+    xs = 99
+    xs(1:8:2) = real(ix, c_double)
+    y = real(iy, c_double)
+    a4 = 5.0_c_double
+    call exala_syr('U', 2.0_c_double, xs(1:8:2), a4, status)
+    call exala_syr2('U', -1.0_c_double, xs(1:8:2), y, a4, status)
+    ok = status == EXALA_SUCCESS
+    do j = 1, 4
+      do i = 1, 4
+        if (i <= j) then
+          ok = ok .and. a4(i, j) == real(5 + 2 * ix(i) * ix(j) - (ix(i) * iy(j) + iy(i) * ix(j)), &
+                                         c_double)
+        else
+          ok = ok .and. a4(i, j) == 5.0_c_double
+        end if
+      end do
+    end do
+    call check(ok, 'exala_syr / exala_syr2 upper triangle exact, lower untouched')
+    ! rotm (flag 0: H = [1 h12; h21 1]) and rotg (3, 4)
+    x2 = [1.0_c_double, 2.0_c_double, 3.0_c_double]
+    y2 = [4.0_c_double, -1.0_c_double, 0.5_c_double]
+    param = [0.0_c_double, 9.0_c_double, 2.0_c_double, -3.0_c_double, 9.0_c_double]
+    call exala_rotm(x2, y2, param, status)
+    call check(status == EXALA_SUCCESS .and. &
+               same_vec(x2, [1.0_c_double - 12.0_c_double, 2.0_c_double + 3.0_c_double, &
+                             3.0_c_double - 1.5_c_double]) .and. &
+               same_vec(y2, [2.0_c_double + 4.0_c_double, 4.0_c_double - 1.0_c_double, &
+                             6.0_c_double + 0.5_c_double]), 'exala_rotm flag 0')
+    r = 3
+    z = 4
+    call exala_rotg(r, z, cc, ss, status)
+    call check(status == EXALA_SUCCESS .and. r == 5.0_c_double .and. cc == 0.6_c_double .and. &
+               ss == 0.8_c_double .and. same(z, 1.0_c_double / 0.6_c_double), 'exala_rotg (3, 4)')
+    ! errors: a bad option, a wrong shape
+    call exala_syrk('X', 'N', 1.0_c_double, a, 0.0_c_double, c, status)
+    call check(status == EXALA_ERROR_INVALID_ARGUMENT .and. names('uplo'), 'exala_syrk bad uplo')
+    call exala_syrk('U', 'T', 1.0_c_double, a, 0.0_c_double, c, status)
+    call check(status == EXALA_ERROR_INVALID_ARGUMENT .and. names('c, 1'), 'exala_syrk shape')
+    param(1) = 5
+    call exala_rotm(x2, y2, param, status)
+    call check(status == EXALA_ERROR_INVALID_ARGUMENT .and. names('param'), 'exala_rotm flag')
+  end subroutine
+
   subroutine test_errors()
     real(c_double) :: a(3, 3), a23(2, 3), x(3), x0(3), y(2), r, b(3, 2)
     real(c_double), allocatable :: v(:), c(:,:)
