@@ -173,9 +173,11 @@ EXALA_BLAS_EXPORT void cblas_drot(const int n, double* x, const int incx, double
 
 EXALA_BLAS_EXPORT void cblas_drotm(const int n, double* x, const int incx, double* y,
                                    const int incy, const double* p) {
+  EXALA_BLAS_COUNT("cblas_drotm", abi::nominal(6, n));
   abi::rotm(n, x, incx, y, incy, p);
 }
 EXALA_BLAS_EXPORT void cblas_drotg(double* a, double* b, double* c, double* s) {
+  EXALA_BLAS_COUNT("cblas_drotg", 0);
   abi::rotg(a, b, c, s);
 }
 
@@ -227,6 +229,7 @@ EXALA_BLAS_EXPORT void cblas_dsymv(const int layout, const int uplo, const int n
 EXALA_BLAS_EXPORT void cblas_dsyr(const int layout, const int uplo, const int n,
                                   const double alpha, const double* x, const int incx, double* a,
                                   const int lda) {
+  EXALA_BLAS_COUNT("cblas_dsyr", abi::nominal(1, n, n));
   constexpr const char* R = "cblas_dsyr";
   const void* caller = EXALA_BLAS_CALLER;
   if (bad_layout(layout, R, caller)) return;
@@ -239,6 +242,7 @@ EXALA_BLAS_EXPORT void cblas_dsyr(const int layout, const int uplo, const int n,
 EXALA_BLAS_EXPORT void cblas_dsyr2(const int layout, const int uplo, const int n,
                                    const double alpha, const double* x, const int incx,
                                    const double* y, const int incy, double* a, const int lda) {
+  EXALA_BLAS_COUNT("cblas_dsyr2", abi::nominal(2, n, n));
   constexpr const char* R = "cblas_dsyr2";
   const void* caller = EXALA_BLAS_CALLER;
   if (bad_layout(layout, R, caller)) return;
@@ -322,6 +326,7 @@ EXALA_BLAS_EXPORT void cblas_dsyr2k(const int layout, const int uplo, const int 
                                     const int n, const int k, const double alpha, const double* a,
                                     const int lda, const double* b, const int ldb,
                                     const double beta, double* c, const int ldc) {
+  EXALA_BLAS_COUNT("cblas_dsyr2k", abi::nominal(2, n, n, k));
   constexpr const char* R = "cblas_dsyr2k";
   const void* caller = EXALA_BLAS_CALLER;
   if (bad_layout(layout, R, caller)) return;

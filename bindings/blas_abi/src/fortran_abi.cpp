@@ -147,12 +147,14 @@ EXALA_BLAS_EXPORT void drotm_(const int* n, double* x, const int* incx, double* 
   scalars s;
   const int nn = s.i(n, 1), ix = s.i(incx, 3), iy = s.i(incy, 5);
   if (s.failed("DROTM ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("drotm_", abi::nominal(6, nn));
   abi::rotm(nn, x, ix, y, iy, param);
 }
 
 // Every argument is read and written (no scalars to check here): a null one
 // is reported as a null array (see routines.hpp).
 EXALA_BLAS_EXPORT void drotg_(double* a, double* b, double* c, double* sn) {
+  EXALA_BLAS_COUNT("drotg_", 0);
   abi::rotg(a, b, c, sn);
 }
 
@@ -191,6 +193,7 @@ EXALA_BLAS_EXPORT void dsyr_(const char* uplo, const int* n, const double* alpha
   const double al = s.d(alpha, 3);
   const int ix = s.i(incx, 5), la = s.i(lda, 7);
   if (s.failed("DSYR  ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dsyr_", abi::nominal(1, nn, nn));
   check("DSYR  ", abi::syr(ch(uplo), nn, al, x, ix, a, la), EXALA_BLAS_CALLER);
 }
 
@@ -202,6 +205,7 @@ EXALA_BLAS_EXPORT void dsyr2_(const char* uplo, const int* n, const double* alph
   const double al = s.d(alpha, 3);
   const int ix = s.i(incx, 5), iy = s.i(incy, 7), la = s.i(lda, 9);
   if (s.failed("DSYR2 ", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dsyr2_", abi::nominal(2, nn, nn));
   check("DSYR2 ", abi::syr2(ch(uplo), nn, al, x, ix, y, iy, a, la), EXALA_BLAS_CALLER);
 }
 
@@ -300,6 +304,7 @@ EXALA_BLAS_EXPORT void dsyr2k_(const char* uplo, const char* trans, const int* n
   const double be = s.d(beta, 10);
   const int lc = s.i(ldc, 12);
   if (s.failed("DSYR2K", EXALA_BLAS_CALLER)) return;
+  EXALA_BLAS_COUNT("dsyr2k_", abi::nominal(2, nn, nn, kk));
   check("DSYR2K", abi::syr2k(ch(uplo), ch(trans), nn, kk, al, a, la, b, lb, be, c, lc),
         EXALA_BLAS_CALLER);
 }
