@@ -48,6 +48,7 @@ struct options {
   std::string routine;
   std::int64_t n = -1;
   std::int64_t nrhs = -1;  // trsm: right-hand sides (default n)
+  std::int64_t k = -1;     // gemm: inner dimension (default n; given: the update C -= A B)
   std::vector<exala::backend> backends{exala::backend::simd};
   bool backends_given = false;
   int threads = 0;  // 0: per-backend default (1, or 2 for omp)

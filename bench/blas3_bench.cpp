@@ -2,7 +2,9 @@
 // and reproducible trsm against OpenBLAS.
 //
 // gemm: C = A B (alpha 1, beta 0: C is not read), A, B, C n x n in --layout
-//   (row by default). Data: U[-1,1], or with --data wide U[-1,1] * 2^k, k
+//   (row by default); with --k K, the update C = C - A B (A n x K, B K x n,
+//   alpha -1, beta 1, C reset from a fixed C0 before every call, in both
+//   contenders' time): LAPACK's trailing updates. Data: U[-1,1], or with --data wide U[-1,1] * 2^k, k
 //   uniform in [-200, 200] (a dynamic range of 2^400 in A and in B).
 //   Baseline: `openblas`, cblas_dgemm with openblas_set_num_threads(threads).
 //   No naive triple loop: at n = 2000 it would take longer than the rest of
@@ -52,22 +54,32 @@ std::string what(std::string_view routine, exala::backend b, int t, std::int64_t
 }
 
 int run_gemm(const options& o) {
-  const std::int64_t n = o.n, nn = n * n;
+  // C (n x n) = A B with A n x k, B k x n; with --k, the update C = C - A B
+  // from a fixed C0 copied in before every call (in both contenders' time).
+  const std::int64_t n = o.n, k = o.k > 0 ? o.k : n, nn = n * n;
+  const bool update = o.k > 0;
+  const double alpha = update ? -1.0 : 1.0, beta = update ? 1.0 : 0.0;
   const int touch = max_threads(o);
-  buffer ab = allocate_touched(nn, touch);
-  buffer bb = allocate_touched(nn, touch);
+  buffer ab = allocate_touched(n * k, touch);
+  buffer bb = allocate_touched(k * n, touch);
   buffer cb = allocate_touched(nn, touch);
+  buffer c0b = allocate_touched(update ? nn : 1, touch);
   std::mt19937_64 gen(o.seed);
-  fill(ab.get(), nn, o.data, wide_exp, gen);
-  fill(bb.get(), nn, o.data, wide_exp, gen);
+  fill(ab.get(), n * k, o.data, wide_exp, gen);
+  fill(bb.get(), k * n, o.data, wide_exp, gen);
+  if (update) fill(c0b.get(), nn, o.data, wide_exp, gen);
   const double* a = ab.get();
   const double* b = bb.get();
+  const double* c0 = c0b.get();
   double* c = cb.get();
   const exala::layout lay = o.row_major ? exala::layout::row_major : exala::layout::col_major;
   const bool row = o.row_major;
+  const std::int64_t lda = row ? k : n, ldb = row ? n : k;
+  const std::size_t cbytes = static_cast<std::size_t>(nn) * sizeof(double);
 
   const auto ours = [=](const exala::exec& ex) {
-    exala::gemm(lay, exala::transpose::none, exala::transpose::none, n, n, n, 1.0, a, n, b, n, 0.0,
+    if (update) std::memcpy(c, c0, cbytes);
+    exala::gemm(lay, exala::transpose::none, exala::transpose::none, n, n, k, alpha, a, lda, b, ldb, beta,
                 c, n, ex);
     return c[0] + c[nn - 1];
   };
@@ -75,7 +87,7 @@ int run_gemm(const options& o) {
   if (o.check) {
     refb = allocate_touched(nn, 1);
     ours(exala::exec{exala::backend::reference, 1, {}});
-    std::memcpy(refb.get(), c, static_cast<std::size_t>(nn) * sizeof(double));
+    std::memcpy(refb.get(), c, cbytes);
   }
 
   print_header();
@@ -91,9 +103,10 @@ int run_gemm(const options& o) {
     cs.emplace_back("ours", [&ours, ex] { return ours(ex); });
 #ifdef EXALA_BENCH_HAVE_OPENBLAS
     cs.emplace_back("openblas", [=] {
-      const auto bn = static_cast<blasint>(n);
-      cblas_dgemm(order(row), CblasNoTrans, CblasNoTrans, bn, bn, bn, 1.0, a, bn, b, bn, 0.0, c,
-                  bn);
+      if (update) std::memcpy(c, c0, cbytes);
+      cblas_dgemm(order(row), CblasNoTrans, CblasNoTrans, static_cast<blasint>(n), static_cast<blasint>(n),
+                  static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb),
+                  beta, c, static_cast<blasint>(n));
       return c[0] + c[nn - 1];
     });
 #else
@@ -101,7 +114,7 @@ int run_gemm(const options& o) {
 #endif
     if (cs.size() < 2) continue;  // nothing to compare with in this build
     run_interleaved(cs, o.reps);
-    print_rows("gemm", exala::to_string(be), n, t, cs);
+    print_rows(update ? "gemm-update-k" + std::to_string(k) : std::string("gemm"), exala::to_string(be), n, t, cs);
   }
   return 0;
 }

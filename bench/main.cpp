@@ -71,7 +71,7 @@ const routine_entry* find_routine(std::string_view name) {
 
 const char* const usage_text =
     "usage: exala-bench ROUTINE --n N [--backend reference|simd|omp|all|B1,B2,...]\n"
-    "                   [--threads T] [--data uniform|wide] [--layout row|col] [--nrhs K]\n"
+    "                   [--threads T] [--data uniform|wide] [--layout row|col] [--nrhs K] [--k K]\n"
     "                   [--reps R] [--seed S] [--check]\n"
     "ROUTINE: sum asum dot (vectors of n), gemv trsv (n x n), gemm trsm syrk syr2k symm trmm\n"
     "         (n x n),\n"
@@ -88,6 +88,8 @@ const char* const usage_text =
     "               (sum asum dot) or [-200,200] (gemv gemm); triangular solves: uniform only\n"
     "  --layout     row (default) or col: storage of the matrices\n"
     "  --nrhs K     trsm: columns of B (default n)\n"
+    "  --k K        gemm: the update C = C - A B with A n x K, B K x n (LAPACK's trailing\n"
+    "               updates: K = 64); C is reset before every call (default: C = A B, K = n)\n"
     "  --reps R     repetitions (default: ~0.3 s per contender, clamped to [5,200])\n"
     "  --seed S     std::mt19937_64 seed (default 42)\n"
     "  --check      also compare ours to the reference backend bit for bit (exit 1 if not);\n"
@@ -192,6 +194,8 @@ options parse_args(int argc, char** argv, const routine_entry*& entry) {
       o.n = parse_int("--n", next(), 1, max_vector_n);
     } else if (a == "--nrhs") {
       o.nrhs = parse_int("--nrhs", next(), 1, max_matrix_n);
+    } else if (a == "--k") {
+      o.k = parse_int("--k", next(), 1, max_matrix_n);
     } else if (a == "--backend") {
       o.backends = parse_backends(next());
       o.backends_given = true;
@@ -237,6 +241,7 @@ options parse_args(int argc, char** argv, const routine_entry*& entry) {
     throw usage_error("--n " + std::to_string(o.n) + ": must be in [1, " +
                       std::to_string(max_matrix_n) + "] for " + o.routine);
   if (o.nrhs >= 0 && o.routine != "trsm") throw usage_error("--nrhs applies to trsm only");
+  if (o.k >= 0 && o.routine != "gemm") throw usage_error("--k applies to gemm only");
   if (layout_given && !entry->is_matrix)
     throw usage_error("--layout does not apply to " + o.routine);
   if (data_given && o.data == data_kind::wide && !entry->wide_data)

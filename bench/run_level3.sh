@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The level-3 measurements of issue 17 (exact gemm, blocked trsm, the
+# symmetric/triangular family) against OpenBLAS in the same run, into CSV.
+#
+#   bench/run_level3.sh BUILD_DIR [OUT_CSV]
+#
+# BUILD_DIR holds bin/exala-bench (a Release build). OUT_CSV defaults to
+# bench/results/level3.csv next to this script:
+#   pass,data,layout,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio
+# (exala-bench's columns: medians of interleaved repetitions, ratio = ours /
+# OpenBLAS's routine with the same thread count). Configurations, backend
+# simd (1 thread) and omp (2 threads) each:
+#   gemm   n = 500 and 2000, uniform U[-1,1], row- and column-major
+#   gemm   n = 2000, wide data (U[-1,1] * 2^e, e in [-200, 200]), column-major
+#   gemm-update-k64  C = C - A B, n = 2000, k = 64 (LAPACK's trailing update)
+#   trsm   n = 2000, 2000 right-hand sides (left, lower, N, non-unit), column-major
+#   trsm   n = 64, 2000 right-hand sides (LAPACK's panel solves)
+#   syrk syr2k symm trmm   n = 500 and 2000, column-major
+# Every routine is first checked bit for bit against the reference backend
+# at n = 200 on every backend (--check). Repetitions: exala-bench's default
+# (about 0.3 s per contender, at least 5) below n = 2000, 3 at n = 2000.
+# Environment: EXALA_BENCH_PASSES=K (default 1), EXALA_BENCH_WAIT_IDLE=S
+# (wait up to S seconds for idle CPUs before each configuration; default 0:
+# only warn), EXALA_BENCH_ARGS="..." (extra arguments for every call).
+set -euo pipefail
+
+if [[ $# -lt 1 || $# -gt 2 ]]; then
+  echo "usage: $0 BUILD_DIR [OUT_CSV]" >&2
+  exit 2
+fi
+build_dir=$1
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=${2:-$script_dir/results/level3.csv}
+bench=$build_dir/bin/exala-bench
+if [[ ! -x $bench ]]; then
+  echo "$0: $bench not found or not executable (build the exala-bench target)" >&2
+  exit 2
+fi
+mkdir -p "$(dirname "$out")"
+
+extra=()
+if [[ -n ${EXALA_BENCH_ARGS:-} ]]; then read -r -a extra <<<"$EXALA_BENCH_ARGS"; fi
+
+cpu_times() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $5+$6}' /proc/stat; }
+busy_percent() {
+  local b0 i0 b1 i1
+  read -r b0 i0 < <(cpu_times); sleep 1; read -r b1 i1 < <(cpu_times)
+  echo $(( 100 * (b1 - b0) / (b1 - b0 + i1 - i0 + 1) ))
+}
+wait_idle=${EXALA_BENCH_WAIT_IDLE:-0}
+settle() {
+  [[ -r /proc/stat ]] || return 0
+  local start=$SECONDS busy
+  busy=$(busy_percent)
+  while (( busy > 10 && SECONDS - start < wait_idle )); do busy=$(busy_percent); done
+  if (( busy > 10 )); then
+    echo "$0: warning: CPUs ${busy}% busy before this run; timings will be noisy" >&2
+  fi
+}
+
+tmp=$(mktemp "$out.XXXXXX")
+chmod 644 "$tmp"
+trap 'rm -f "$tmp"' EXIT
+echo "pass,data,layout,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio" >"$tmp"
+
+run() {  # run PASS DATA LAYOUT ROUTINE N ARGS...
+  local pass=$1 data=$2 lay=$3 routine=$4 n=$5
+  shift 5
+  local reps=()
+  if (( n >= 2000 )); then reps=(--reps 3); fi
+  settle
+  echo "[pass $pass] exala-bench $routine --n $n --layout $lay --data $data $*" >&2
+  "$bench" "$routine" --n "$n" --layout "$lay" --data "$data" --backend simd,omp --threads 2 \
+    "${reps[@]}" "$@" "${extra[@]}" | tail -n +2 | sed "s/^/$pass,$data,$lay,/" >>"$tmp"
+}
+
+passes=${EXALA_BENCH_PASSES:-1}
+if ! [[ $passes =~ ^[1-9][0-9]*$ ]]; then
+  echo "$0: EXALA_BENCH_PASSES must be a positive integer, got '$passes'" >&2
+  exit 2
+fi
+for (( pass = 1; pass <= passes; ++pass )); do
+  for r in gemm trsm syrk syr2k symm trmm; do  # bits, at a size the reference backend handles
+    echo "[pass $pass] exala-bench $r --n 200 --backend all --reps 1 --check" >&2
+    "$bench" "$r" --n 200 --layout col --backend all --reps 1 --check >/dev/null
+  done
+  for n in 500 2000; do
+    for lay in row col; do run "$pass" uniform "$lay" gemm "$n"; done
+  done
+  run "$pass" wide col gemm 2000
+  run "$pass" uniform col gemm 2000 --k 64
+  run "$pass" uniform col trsm 2000
+  run "$pass" uniform col trsm 64 --nrhs 2000
+  for r in syrk syr2k symm trmm; do
+    for n in 500 2000; do run "$pass" uniform col "$r" "$n"; done
+  done
+done
+
+mv "$tmp" "$out"
+trap - EXIT
+echo "wrote $out" >&2
