@@ -1271,6 +1271,11 @@ BOOST_AUTO_TEST_CASE(trsm_blocked_path) {
       }
     check_trsm(p, f, {md}, {0, 3});
   }
+  // Enough work for two threads (omp: above min_products_per_thread per
+  // thread), so that the engine and the lane groups run in parallel.
+  check_trsm(make_trsm(layout::row_major, side::right, uplo::upper, transpose::none, diag::non_unit, 48, 300,
+                       1.0, false, r),
+             f, {RN}, {0, 64});
   // A larger system with the default block (several engine calls), and a
   // check that the engine took part.
   {

@@ -9,6 +9,7 @@
 // C (the beta * c term is +0, exactly as round_axpby(alpha, S, 0, 0)).
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -86,6 +87,12 @@ int threads_of(const exec& ex) {
 #endif
   (void)ex;
   return 1;
+}
+
+int threads_for_products(const exec& ex, std::int64_t products) {
+  const int t = threads_of(ex);
+  const std::int64_t useful = std::max<std::int64_t>(1, products / min_products_per_thread);
+  return static_cast<int>(std::min<std::int64_t>(t, useful));
 }
 
 }  // namespace detail::gemm3
@@ -406,7 +413,10 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   const kernel_set_table& ks = active_gemm_kernels();
   // (single-threaded: with T omp threads the engine's share is 1/T, so the
   // limit is T times lower)
-  const int threads = threads_of(ex);
+  std::int64_t products = 0;  // m n k, saturated
+  if (__builtin_mul_overflow(p.m, p.n, &products) || __builtin_mul_overflow(products, p.k, &products))
+    products = INT64_MAX;
+  const int threads = threads_for_products(ex, products);
   if (p.k == 1 && p.beta == 1.0 && p.mode == rounding::to_nearest_even && rank1_update(p)) return;
   if (p.k == 2 && p.alpha == 1.0 && p.beta == 0.0 && !p.ta && p.mode == rounding::to_nearest_even &&
       two_term_product(p))

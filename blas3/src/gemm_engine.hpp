@@ -106,5 +106,11 @@ const kernel_set_table& active_gemm_kernels();
 // and the thread count an exec asks for (1 unless backend omp).
 void check_exec(const exec& ex);
 int threads_of(const exec& ex);
+// threads_of, cut so that each thread gets at least min_products_per_thread
+// of the call's `products` multiply-adds (1 for a small call): an OpenMP
+// region costs tens of microseconds where the idle threads sleep
+// (OMP_WAIT_POLICY=passive), more than a small call's work.
+inline constexpr std::int64_t min_products_per_thread = std::int64_t{1} << 20;
+int threads_for_products(const exec& ex, std::int64_t products);
 
 }  // namespace exala::detail::gemm3

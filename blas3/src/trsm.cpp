@@ -93,7 +93,10 @@ void blocked_trsm(const canonical& s, const exec& ex) {
   const bool forward = (s.ul == uplo::lower) == (s.trans == transpose::none);
   const bool unit = s.dg == diag::unit;
   const std::int64_t nb = std::min<std::int64_t>(ex.block > 0 ? ex.block : default_trsm_block, na);
-  const int threads = threads_of(ex);
+  std::int64_t products = 0;  // about na^2 nrhs / 2, saturated
+  if (__builtin_mul_overflow(na, na, &products) || __builtin_mul_overflow(products, nrhs, &products))
+    products = INT64_MAX;
+  const int threads = threads_for_products(ex, products / 2);
   const kernel_set_table& ks = active_gemm_kernels();
   const auto lanes = static_cast<std::int64_t>(detail::rows_bounded_block());
   const std::int64_t groups = (nrhs + lanes - 1) / lanes;
