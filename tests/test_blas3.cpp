@@ -1271,6 +1271,14 @@ BOOST_AUTO_TEST_CASE(trsm_blocked_path) {
       }
     check_trsm(p, f, {md}, {0, 3});
   }
+  // Right-hand sides in several chunks (each at least one lane group).
+  {
+    const std::size_t old = exala::detail::set_trsm_chunk_bytes(4096);
+    check_trsm(make_trsm(layout::col_major, side::left, uplo::lower, transpose::trans, diag::non_unit, 25,
+                         45, 0.5, false, r),
+               f, {RN}, {0, 7});
+    exala::detail::set_trsm_chunk_bytes(old);
+  }
   // Enough work for two threads (omp: above min_products_per_thread per
   // thread), so that the engine and the lane groups run in parallel.
   check_trsm(make_trsm(layout::row_major, side::right, uplo::upper, transpose::none, diag::non_unit, 48, 300,

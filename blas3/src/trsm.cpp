@@ -31,6 +31,7 @@
 // sides, kernel sets without the bounded kernels): one trsv_scaled per
 // right-hand side; backend omp runs those in parallel.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -60,6 +61,9 @@ constexpr std::int64_t min_blocked_rhs = 4;
 constexpr std::int64_t default_trsm_block = 512;
 // The bounded kernels' limit on a system's order (as trsv's fast path).
 constexpr std::int64_t blocked_trsm_max = std::int64_t{1} << 20;
+// Right-hand sides per blocked solve: -X of a chunk within this many bytes
+// (a 2000 x 2000 solve is one chunk; detail::set_trsm_chunk_bytes for tests).
+std::atomic<std::size_t> chunk_bytes{std::size_t{256} << 20};
 
 // The solve in canonical form: T(i, j) = t[i rs + j cs], na x na; element
 // i of right-hand side r is b[i bi + r br].
@@ -257,6 +261,10 @@ void blocked_trsm(const canonical& s, const exec& ex) {
 
 }  // namespace
 
+std::size_t detail::set_trsm_chunk_bytes(std::size_t bytes) noexcept {
+  return chunk_bytes.exchange(bytes);
+}
+
 void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m, std::int64_t n,
           double alpha, const double* a, std::int64_t lda, double* b, std::int64_t ldb,
           const exec& ex) {
@@ -324,7 +332,18 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
     const std::int64_t across = left ? (col ? ldb : 1) : (col ? 1 : ldb);
     s.bi = along;
     s.br = across;
-    blocked_trsm(s, ex);
+    // The right-hand sides are independent: in chunks whose -X (na x chunk
+    // doubles) stays within chunk_bytes, at least one lane group each.
+    const std::int64_t lanes = static_cast<std::int64_t>(detail::rows_bounded_block());
+    const std::int64_t fit =
+        static_cast<std::int64_t>(chunk_bytes.load(std::memory_order_relaxed) / sizeof(double)) / na;
+    const std::int64_t chunk = std::max(lanes, fit / lanes * lanes);
+    for (std::int64_t r0 = 0; r0 < nrhs; r0 += chunk) {
+      canonical part = s;
+      part.b = b + r0 * across;
+      part.nrhs = std::min(chunk, nrhs - r0);
+      blocked_trsm(part, ex);
+    }
     return;
   }
   const int threads = static_cast<int>(std::min<std::int64_t>(threads_of(ex), nrhs));
