@@ -93,9 +93,9 @@ inline std::int64_t mark_left(__m256d ok, std::int64_t e, std::int64_t count, un
 
 // The unrounded output (problem::c_lo) of the same lanes: hi = H 2^s, lo =
 // L 2^s, err = fl(B) 2^-99 2^s + 2^-1074 >= |S - hi - lo| (hi exact: checked
-// |H 2^s| <= 2^1000, and H 2^s either normal or 0 with X = 0; lo and the
-// bound within 2^-1075 where they underflow). Lanes with a scale out of
-// range or a larger hi are left (left[e] = 1, nothing written).
+// 2^-1000 <= |H 2^s| <= 2^1000, or H = 0 with X = 0; lo and the bound each
+// within 2^-1075 where they underflow). Lanes with a scale out of range or
+// hi outside that range are left (left[e] = 1, nothing written).
 std::int64_t split_unrounded_avx2(const double* v, std::int64_t count, int nmod, const garner_consts& g,
                                   const std::int64_t* row_scale, std::int64_t col_scale, double* hi,
                                   double* lo, double* err, unsigned char* left) noexcept {
@@ -111,7 +111,12 @@ std::int64_t split_unrounded_avx2(const double* v, std::int64_t count, int nmod,
     horner_dd4(v, count, e, k, nmod, g, H, L, B);
     const __m256d fs = scale4(row_scale, e, k, col_scale, ok);
     const __m256d hs = _mm256_mul_pd(H, fs);
-    ok = _mm256_and_pd(ok, _mm256_cmp_pd(abs4(hs), _mm256_set1_pd(0x1p1000), _CMP_LE_OQ));
+    // |hi| <= 2^1000, and >= 2^-1000 (so that hi is exact, not rounded in
+    // the subnormal range) unless X = 0
+    const __m256d ahs = abs4(hs);
+    const __m256d normal = _mm256_and_pd(_mm256_cmp_pd(ahs, _mm256_set1_pd(0x1p-1000), _CMP_GE_OQ),
+                                         _mm256_cmp_pd(ahs, _mm256_set1_pd(0x1p1000), _CMP_LE_OQ));
+    ok = _mm256_and_pd(ok, _mm256_or_pd(normal, _mm256_cmp_pd(H, _mm256_setzero_pd(), _CMP_EQ_OQ)));
     const __m256i store = _mm256_castpd_si256(ok);
     _mm256_maskstore_pd(hi + e, store, hs);
     _mm256_maskstore_pd(lo + e, store, _mm256_mul_pd(L, fs));
