@@ -53,23 +53,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 mpirun_np() { local p=$1; shift; mpirun --oversubscribe -np "$p" "$@"; }
-
-cpu_times() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $5+$6}' /proc/stat; }
-busy_percent() {
-  local b0 i0 b1 i1
-  read -r b0 i0 < <(cpu_times); sleep 1; read -r b1 i1 < <(cpu_times)
-  echo $(( 100 * (b1 - b0) / (b1 - b0 + i1 - i0 + 1) ))
-}
-wait_idle=${EXALA_BENCH_WAIT_IDLE:-0}
-settle() {
-  [[ -r /proc/stat ]] || return 0
-  local start=$SECONDS busy
-  busy=$(busy_percent)
-  while (( busy > 10 && SECONDS - start < wait_idle )); do busy=$(busy_percent); done
-  if (( busy > 10 )); then
-    echo "$0: warning: CPUs ${busy}% busy before this run; timings will be noisy" >&2
-  fi
-}
+# shellcheck source=settle.sh
+source "$script_dir/settle.sh"
 
 # CPU ticks used by this shell's finished children (fields 16, 17 of
 # /proc/$$/stat: mpirun and, through it, the ranks).

@@ -36,19 +36,6 @@ namespace {
 
 constexpr std::int64_t max_threads = 1024;
 
-void check_nonneg(const char* name, std::int64_t v) {
-  if (v < 0) throw invalid_argument(name, "must be >= 0, got " + std::to_string(v));
-}
-void check_ld(const char* name, std::int64_t ld, std::int64_t rows) {
-  const std::int64_t need = std::max<std::int64_t>(1, rows);
-  if (ld < need)
-    throw invalid_argument(name, "must be >= " + std::to_string(need) + ", got " + std::to_string(ld));
-}
-void check_ptr(const char* name, const void* p, std::int64_t rows, std::int64_t cols) {
-  if (p == nullptr && rows > 0 && cols > 0)
-    throw invalid_argument(name, "is a null pointer for a " + std::to_string(rows) + " x " +
-                                     std::to_string(cols) + " matrix");
-}
 
 }  // namespace
 

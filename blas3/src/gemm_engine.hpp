@@ -2,14 +2,39 @@
 // paths it shares with the front end (gemm.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "exala/backend.hpp"
+#include "exala/checked.hpp"
+#include "exala/error.hpp"
 #include "exala/superaccumulator.hpp"
 #include "gemm_kernels.hpp"
 
 namespace exala::detail::gemm3 {
+
+// Argument checks of the blas3 front ends (gemm, syrk, symm, trmm, ...),
+// each naming the argument.
+inline void check_nonneg(const char* name, std::int64_t v) {
+  if (v < 0) throw invalid_argument(name, "must be >= 0, got " + std::to_string(v));
+}
+inline void check_ld(const char* name, std::int64_t ld, std::int64_t rows) {
+  const std::int64_t need = std::max<std::int64_t>(1, rows);
+  if (ld < need)
+    throw invalid_argument(name, "must be >= " + std::to_string(need) + ", got " + std::to_string(ld));
+}
+inline void check_ptr(const char* name, const void* p, std::int64_t rows, std::int64_t cols) {
+  if (p == nullptr && rows > 0 && cols > 0)
+    throw invalid_argument(name, "is a null pointer for a " + std::to_string(rows) + " x " +
+                                     std::to_string(cols) + " matrix");
+}
+// An a x b scratch matrix, its element count checked (named `name`).
+inline std::vector<double> scratch(const char* name, std::int64_t a, std::int64_t b) {
+  return std::vector<double>(static_cast<std::size_t>(checked_count(name, a, b)));
+}
 
 // C = alpha op(A) op(B) + beta C in column-major form (a row-major call is
 // the transposed column-major one): op(A)(i, l) = ta ? a[l + i lda] :

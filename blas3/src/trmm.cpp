@@ -36,22 +36,10 @@ using i64 = std::int64_t;
 // block's gemm converts its slice of B again, so not narrower).
 i64 block_rows(i64 order) { return std::clamp<i64>((order / 8 + 31) / 32 * 32, 64, 256); }
 
-void check_nonneg(const char* name, i64 v) {
-  if (v < 0) throw invalid_argument(name, "must be >= 0, got " + std::to_string(v));
-}
-void check_ld(const char* name, i64 ld, i64 line) {
-  const i64 need = std::max<i64>(1, line);
-  if (ld < need)
-    throw invalid_argument(name, "must be >= " + std::to_string(need) + ", got " + std::to_string(ld));
-}
-void check_ptr(const char* name, const void* p, i64 rows, i64 cols) {
-  if (p == nullptr && rows > 0 && cols > 0)
-    throw invalid_argument(name, "is a null pointer for a " + std::to_string(rows) + " x " +
-                                     std::to_string(cols) + " matrix");
-}
-std::vector<double> scratch(const char* name, i64 a, i64 b) {
-  return std::vector<double>(static_cast<std::size_t>(detail::checked_count(name, a, b)));
-}
+using detail::gemm3::check_ld;
+using detail::gemm3::check_nonneg;
+using detail::gemm3::check_ptr;
+using detail::gemm3::scratch;
 uplo flip(uplo u) { return u == uplo::upper ? uplo::lower : uplo::upper; }
 side flip(side s) { return s == side::left ? side::right : side::left; }
 
