@@ -209,7 +209,7 @@ void blocked_trsm(const canonical& s, const exec& ex) {
           detail::rows_bounded(z.data() + z0 * lanes, lanes, static_cast<std::size_t>(w),
                                static_cast<std::size_t>(len_of(r)), cf + r * zrows + z0, num);
         for (std::int64_t k = 0; k < w; ++k) {
-          double xi = xq[k];
+          double xi = in_lanes ? xq[k] : 0.0;  // (xq[k] is set where left[k] == 0)
           bool decided = in_lanes && left[k] == 0;
           if (!in_lanes) {
             bounded nk = num[k];
