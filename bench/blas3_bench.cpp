@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -51,6 +52,39 @@ CBLAS_ORDER order(bool row_major) { return row_major ? CblasRowMajor : CblasColM
 std::string what(std::string_view routine, exala::backend b, int t, std::int64_t n) {
   return std::string(routine) + " backend=" + std::string(exala::to_string(b)) +
          " threads=" + std::to_string(t) + " n=" + std::to_string(n);
+}
+
+// The driver of every routine below: with --check, `ours` on the reference
+// backend first, then on each backend of the run, the `count` doubles at
+// `out` compared bit for bit; then `ours` and `openblas` (empty in a build
+// without OpenBLAS: nothing is timed) interleaved per backend, with
+// OpenBLAS on the same thread count. Both write their result to `out`.
+int compare_backends(const options& o, const std::string& routine, std::int64_t n,
+                     const std::function<double(const exala::exec&)>& ours,
+                     const std::function<double()>& openblas, const double* out, std::int64_t count) {
+  buffer refb;
+  if (o.check) {
+    refb = allocate_touched(count, 1);
+    ours(exala::exec{exala::backend::reference, 1, {}});
+    std::memcpy(refb.get(), out, static_cast<std::size_t>(count) * sizeof(double));
+  }
+  print_header();
+  for (const exala::backend be : o.backends) {
+    const int t = threads_for(o, be);
+    const exala::exec ex{be, t, exala::rounding::to_nearest_even};
+    if (o.check) {
+      ours(ex);
+      check_same_bits(what(routine, be, t, n), out, refb.get(), count);
+    }
+    if (!openblas) continue;  // nothing to compare with in this build
+    set_openblas_threads(t);
+    std::vector<contender> cs;
+    cs.emplace_back("ours", [&ours, ex] { return ours(ex); });
+    cs.emplace_back("openblas", openblas);
+    run_interleaved(cs, o.reps);
+    print_rows(routine, exala::to_string(be), n, t, cs);
+  }
+  return 0;
 }
 
 int run_gemm(const options& o) {
@@ -83,40 +117,20 @@ int run_gemm(const options& o) {
                 c, n, ex);
     return c[0] + c[nn - 1];
   };
-  buffer refb;
-  if (o.check) {
-    refb = allocate_touched(nn, 1);
-    ours(exala::exec{exala::backend::reference, 1, {}});
-    std::memcpy(refb.get(), c, cbytes);
-  }
-
-  print_header();
-  for (const exala::backend be : o.backends) {
-    const int t = threads_for(o, be);
-    const exala::exec ex{be, t, exala::rounding::to_nearest_even};
-    if (o.check) {
-      ours(ex);
-      check_same_bits(what("gemm", be, t, n), c, refb.get(), nn);
-    }
-    set_openblas_threads(t);
-    std::vector<contender> cs;
-    cs.emplace_back("ours", [&ours, ex] { return ours(ex); });
+  std::function<double()> openblas;
 #ifdef EXALA_BENCH_HAVE_OPENBLAS
-    cs.emplace_back("openblas", [=] {
-      if (update) std::memcpy(c, c0, cbytes);
-      cblas_dgemm(order(row), CblasNoTrans, CblasNoTrans, static_cast<blasint>(n), static_cast<blasint>(n),
-                  static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb),
-                  beta, c, static_cast<blasint>(n));
-      return c[0] + c[nn - 1];
-    });
+  openblas = [=] {
+    if (update) std::memcpy(c, c0, cbytes);
+    cblas_dgemm(order(row), CblasNoTrans, CblasNoTrans, static_cast<blasint>(n), static_cast<blasint>(n),
+                static_cast<blasint>(k), alpha, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb),
+                beta, c, static_cast<blasint>(n));
+    return c[0] + c[nn - 1];
+  };
 #else
-    (void)row;
+  (void)row;
 #endif
-    if (cs.size() < 2) continue;  // nothing to compare with in this build
-    run_interleaved(cs, o.reps);
-    print_rows(update ? "gemm-update-k" + std::to_string(k) : std::string("gemm"), exala::to_string(be), n, t, cs);
-  }
-  return 0;
+  return compare_backends(o, update ? "gemm-update-k" + std::to_string(k) : std::string("gemm"), n, ours,
+                          openblas, c, nn);
 }
 
 int run_trsm(const options& o) {
@@ -142,40 +156,18 @@ int run_trsm(const options& o) {
                 exala::diag::non_unit, n, k, 1.0, a, n, x, ldb, ex);
     return x[0] + x[nk - 1];
   };
-  buffer refb;
-  if (o.check) {
-    refb = allocate_touched(nk, 1);
-    ours(exala::exec{exala::backend::reference, 1, {}});
-    std::memcpy(refb.get(), x, bytes);
-  }
-
-  print_header();
-  for (const exala::backend be : o.backends) {
-    const int t = threads_for(o, be);
-    const exala::exec ex{be, t, exala::rounding::to_nearest_even};
-    if (o.check) {
-      ours(ex);
-      check_same_bits(what("trsm", be, t, n), x, refb.get(), nk);
-    }
-    set_openblas_threads(t);
-    std::vector<contender> cs;
-    cs.emplace_back("ours", [&ours, ex] { return ours(ex); });
+  std::function<double()> openblas;
 #ifdef EXALA_BENCH_HAVE_OPENBLAS
-    cs.emplace_back("openblas", [=] {
-      std::memcpy(x, rhs, bytes);
-      cblas_dtrsm(order(row), CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit,
-                  static_cast<blasint>(n), static_cast<blasint>(k), 1.0, a,
-                  static_cast<blasint>(n), x, static_cast<blasint>(ldb));
-      return x[0] + x[nk - 1];
-    });
+  openblas = [=] {
+    std::memcpy(x, rhs, bytes);
+    cblas_dtrsm(order(row), CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, static_cast<blasint>(n),
+                static_cast<blasint>(k), 1.0, a, static_cast<blasint>(n), x, static_cast<blasint>(ldb));
+    return x[0] + x[nk - 1];
+  };
 #else
-    (void)row;
+  (void)row;
 #endif
-    if (cs.size() < 2) continue;
-    run_interleaved(cs, o.reps);
-    print_rows("trsm", exala::to_string(be), n, t, cs);
-  }
-  return 0;
+  return compare_backends(o, "trsm", n, ours, openblas, x, nk);
 }
 
 // syrk, syr2k, symm, trmm: one runner, the routine chosen by name.
@@ -217,48 +209,27 @@ int run_family(const options& o) {
     }
     return c[0] + c[nn - 1];
   };
-  buffer refb;
-  if (o.check) {
-    refb = allocate_touched(nn, 1);
-    ours(exala::exec{exala::backend::reference, 1, {}});
-    std::memcpy(refb.get(), c, bytes);
-  }
-
-  print_header();
-  for (const exala::backend be : o.backends) {
-    const int t = threads_for(o, be);
-    const exala::exec ex{be, t, exala::rounding::to_nearest_even};
-    if (o.check) {
-      ours(ex);
-      check_same_bits(what(r, be, t, n), c, refb.get(), nn);
-    }
-    set_openblas_threads(t);
-    std::vector<contender> cs;
-    cs.emplace_back("ours", [&ours, ex] { return ours(ex); });
+  std::function<double()> openblas;
 #ifdef EXALA_BENCH_HAVE_OPENBLAS
-    cs.emplace_back("openblas", [=] {
-      const auto bn = static_cast<blasint>(n);
-      if (r == "syrk") {
-        cblas_dsyrk(order(row), CblasUpper, CblasNoTrans, bn, bn, 1.0, a, bn, 0.0, c, bn);
-      } else if (r == "syr2k") {
-        cblas_dsyr2k(order(row), CblasUpper, CblasNoTrans, bn, bn, 1.0, a, bn, b, bn, 0.0, c, bn);
-      } else if (r == "symm") {
-        cblas_dsymm(order(row), CblasLeft, CblasUpper, bn, bn, 1.0, a, bn, b, bn, 0.0, c, bn);
-      } else {
-        std::memcpy(c, rhs, bytes);
-        cblas_dtrmm(order(row), CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, bn, bn, 1.0, a,
-                    bn, c, bn);
-      }
-      return c[0] + c[nn - 1];
-    });
+  openblas = [=] {
+    const auto bn = static_cast<blasint>(n);
+    if (r == "syrk") {
+      cblas_dsyrk(order(row), CblasUpper, CblasNoTrans, bn, bn, 1.0, a, bn, 0.0, c, bn);
+    } else if (r == "syr2k") {
+      cblas_dsyr2k(order(row), CblasUpper, CblasNoTrans, bn, bn, 1.0, a, bn, b, bn, 0.0, c, bn);
+    } else if (r == "symm") {
+      cblas_dsymm(order(row), CblasLeft, CblasUpper, bn, bn, 1.0, a, bn, b, bn, 0.0, c, bn);
+    } else {
+      std::memcpy(c, rhs, bytes);
+      cblas_dtrmm(order(row), CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, bn, bn, 1.0, a,
+                  bn, c, bn);
+    }
+    return c[0] + c[nn - 1];
+  };
 #else
-    (void)row;
+  (void)row;
 #endif
-    if (cs.size() < 2) continue;
-    run_interleaved(cs, o.reps);
-    print_rows(r, exala::to_string(be), n, t, cs);
-  }
-  return 0;
+  return compare_backends(o, r, n, ours, openblas, c, nn);
 }
 
 }  // namespace
