@@ -223,6 +223,54 @@ static void test_blas3(void) {
             "b");
   }
   CHECK(c[0] == 7.0 && c[3] == 7.0 && b[0] == 1.0 && b[3] == 4.0);
+
+  /* The gemm family (issue 17): the same checks before any memory is touched. */
+  for (k = 0; k < 2; ++k) {
+    const exala_layout lay = lays[k];
+    REFUSED(exala_syrk(lay, EXALA_UPPER, EXALA_NO_TRANS, 2, 2, 1.0, a, p62, 0.0, c, 2, NULL), "lda");
+    REFUSED(exala_syrk(lay, EXALA_LOWER, EXALA_TRANS, 2, 2, 1.0, a, 2, 0.0, c, p62, NULL), "ldc");
+    /* alpha = 0: C = beta C only, still checked */
+    REFUSED(exala_syrk(lay, EXALA_UPPER, EXALA_NO_TRANS, 2, 2, 0.0, a, 2, 2.0, c, INT64_MAX, NULL),
+            "ldc");
+    /* n = ldc = 2^32: C would have 2^64 entries */
+    REFUSED(exala_syrk(lay, EXALA_UPPER, EXALA_NO_TRANS, p32, 0, 1.0, a, p32, 0.0, c, p32, NULL), "c");
+    REFUSED(exala_syrk(lay, EXALA_UPPER, EXALA_NO_TRANS, 2, -1, 1.0, a, 2, 0.0, c, 2, NULL), "k");
+    REFUSED(exala_syr2k(lay, EXALA_UPPER, EXALA_NO_TRANS, 2, 2, 1.0, a, 2, b, p62, 0.0, c, 2, NULL),
+            "ldb");
+    REFUSED(exala_syr2k(lay, EXALA_LOWER, EXALA_TRANS, 2, 2, 1.0, a, p62, b, 2, 0.0, c, 2, NULL),
+            "lda");
+    /* n = 2^32, k = 1: column-major A and B are 2^32 x 1 (fine) and C has 2^64 entries;
+       row-major A already spans 2^32 rows of lda = 2^32 */
+    REFUSED(exala_syr2k(lay, EXALA_UPPER, EXALA_NO_TRANS, p32, 1, 1.0, a, p32, b, p32, 0.0, c, p32,
+                        NULL),
+            lay == EXALA_COL_MAJOR ? "c" : "lda");
+    REFUSED(exala_symm(lay, EXALA_LEFT, EXALA_UPPER, 2, 2, 1.0, a, p62, b, 2, 0.0, c, 2, NULL), "lda");
+    REFUSED(exala_symm(lay, EXALA_RIGHT, EXALA_LOWER, 2, 2, 1.0, a, 2, b, 2, 0.0, c, p62, NULL), "ldc");
+    REFUSED(exala_symm(lay, EXALA_LEFT, EXALA_UPPER, p32, p32, 1.0, a, p32, b, p32, 0.0, c, p32, NULL),
+            "a");
+    REFUSED(exala_trmm(lay, EXALA_LEFT, EXALA_LOWER, EXALA_NO_TRANS, EXALA_NON_UNIT, 2, 2, 1.0, a,
+                       p62, b, 2, NULL),
+            "lda");
+    /* alpha = 0 (B = 0 without reading A) still checks B */
+    REFUSED(exala_trmm(lay, EXALA_RIGHT, EXALA_UPPER, EXALA_TRANS, EXALA_UNIT, 2, 2, 0.0, a, 2, b,
+                       INT64_MAX, NULL),
+            "ldb");
+    REFUSED(exala_trmm(lay, EXALA_LEFT, EXALA_LOWER, EXALA_NO_TRANS, EXALA_NON_UNIT, 1, p62, 1.0, a,
+                       1, b, p62, NULL),
+            "b");
+    REFUSED(exala_syr(lay, EXALA_UPPER, 2, 1.0, a, p62, c, 2, NULL), "incx");
+    REFUSED(exala_syr(lay, EXALA_LOWER, 2, 1.0, a, 1, c, p62, NULL), "lda");
+    REFUSED(exala_syr2(lay, EXALA_UPPER, 2, 1.0, a, 1, b, i64_min, c, 2, NULL), "incy");
+    REFUSED(exala_syr2(lay, EXALA_UPPER, p32, 1.0, a, 1, b, 1, c, p32, NULL), "a");
+  }
+  CHECK(c[0] == 7.0 && c[3] == 7.0 && b[0] == 1.0 && b[3] == 4.0 && a[0] == 2.0 && a[3] == 4.0);
+  {
+    double x[2] = {1.0, 2.0}, y[2] = {3.0, 4.0};
+    const double param[5] = {-1.0, 1.0, 0.0, 0.0, 1.0};
+    REFUSED(exala_rotm(2, x, p62, y, 1, param, NULL), "incx");
+    REFUSED(exala_rotm(2, x, 1, y, i64_min, param, NULL), "incy");
+    CHECK(x[0] == 1.0 && x[1] == 2.0 && y[0] == 3.0 && y[1] == 4.0);
+  }
 }
 
 /* ---------------------------------------------------------------- solvers */
