@@ -125,7 +125,8 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
       !fast ? 32 : (max_threads > 1 ? 2 * lane_rows * std::min(max_threads, 4) : lane_rows);
   const std::int64_t bs = std::min<std::int64_t>(ex.block > 0 ? ex.block : default_bs, n);
   std::vector<bounded> pb(fast ? static_cast<std::size_t>(bs) : 0);
-  // Accumulators: every row's on the exact path, only on a fallback on the fast one.
+  // Accumulators: every row's on the exact path (the fast path's fallback,
+  // trsv_entry_exact, builds its own).
   std::vector<superaccumulator> acc(fast ? 0 : static_cast<std::size_t>(bs));
   std::vector<double> buf;
   if (ex.backend != backend::reference) active_kernel_set();  // throw here, not in a thread

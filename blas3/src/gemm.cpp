@@ -9,7 +9,6 @@
 // C (the beta * c term is +0, exactly as round_axpby(alpha, S, 0, 0)).
 #include <algorithm>
 #include <atomic>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -267,8 +266,13 @@ bool small_gemm(const detail::gemm3::problem& p) {
     for (std::int64_t j = 0; j < p.n; ++j)
       saved.insert(saved.end(), p.c + j * p.ldc, p.c + j * p.ldc + p.m);
   std::vector<bounded> s(static_cast<std::size_t>(p.m));
-  std::vector<double> hv(s.size()), lv(s.size()), ev(s.size()), outv(s.size());
-  std::vector<unsigned char> left(s.size());
+  // The lanes' structure-of-arrays copy of s (hi, lo, err) and their output.
+  std::vector<double> soa(p.mode == rounding::to_nearest_even ? 4 * s.size() : 0);
+  double* const hv = soa.data();
+  double* const lv = hv + s.size();
+  double* const ev = lv + s.size();
+  double* const outv = ev + s.size();
+  std::vector<unsigned char> left(soa.empty() ? 0 : s.size());
   std::vector<double> col(p.tb ? k : 0);  // column j of op(B) when it is a row of B
   for (std::int64_t j = 0; j < p.n; ++j) {
     const double* x = p.b + j * p.ldb;
@@ -290,8 +294,8 @@ bool small_gemm(const detail::gemm3::problem& p) {
     bool lanes = false;
     if (p.mode == rounding::to_nearest_even) {
       for (std::int64_t i = 0; i < p.m; ++i) hv[i] = s[i].hi, lv[i] = s[i].lo, ev[i] = s[i].err;
-      lanes = exala::detail::axpby_nearest(hv.data(), lv.data(), ev.data(), p.alpha, p.beta, p.c + j * p.ldc,
-                                           outv.data(), static_cast<std::size_t>(p.m), left.data(), nleft);
+      lanes = exala::detail::axpby_nearest(hv, lv, ev, p.alpha, p.beta, p.c + j * p.ldc, outv,
+                                           static_cast<std::size_t>(p.m), left.data(), nleft);
     }
     for (std::int64_t i = 0; i < p.m; ++i) {
       double& c = p.c[i + j * p.ldc];
@@ -400,10 +404,7 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   const kernel_set_table& ks = active_gemm_kernels();
   // (single-threaded: with T omp threads the engine's share is 1/T, so the
   // limit is T times lower)
-  std::int64_t products = 0;  // m n k, saturated
-  if (__builtin_mul_overflow(p.m, p.n, &products) || __builtin_mul_overflow(products, p.k, &products))
-    products = INT64_MAX;
-  const int threads = threads_for_products(ex, products);
+  const int threads = threads_for_products(ex, saturated_product(p.m, p.n, p.k));
   if (p.k == 1 && p.beta == 1.0 && p.mode == rounding::to_nearest_even && rank1_update(p)) return;
   if (p.k == 2 && p.alpha == 1.0 && p.beta == 0.0 && !p.ta && p.mode == rounding::to_nearest_even &&
       two_term_product(p))

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -137,5 +138,11 @@ int threads_of(const exec& ex);
 // (OMP_WAIT_POLICY=passive), more than a small call's work.
 inline constexpr std::int64_t min_products_per_thread = std::int64_t{1} << 20;
 int threads_for_products(const exec& ex, std::int64_t products);
+// a b c, or INT64_MAX where it overflows (nonnegative factors).
+inline std::int64_t saturated_product(std::int64_t a, std::int64_t b, std::int64_t c) noexcept {
+  std::int64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p) || __builtin_mul_overflow(p, c, &p)) return INT64_MAX;
+  return p;
+}
 
 }  // namespace exala::detail::gemm3

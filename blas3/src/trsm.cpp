@@ -97,10 +97,7 @@ void blocked_trsm(const canonical& s, const exec& ex) {
   const bool forward = (s.ul == uplo::lower) == (s.trans == transpose::none);
   const bool unit = s.dg == diag::unit;
   const std::int64_t nb = std::min<std::int64_t>(ex.block > 0 ? ex.block : default_trsm_block, na);
-  std::int64_t products = 0;  // about na^2 nrhs / 2, saturated
-  if (__builtin_mul_overflow(na, na, &products) || __builtin_mul_overflow(products, nrhs, &products))
-    products = INT64_MAX;
-  const int threads = threads_for_products(ex, products / 2);
+  const int threads = threads_for_products(ex, saturated_product(na, na, nrhs) / 2);  // ~ products
   const kernel_set_table& ks = active_gemm_kernels();
   const auto lanes = static_cast<std::int64_t>(detail::rows_bounded_block());
   const std::int64_t groups = (nrhs + lanes - 1) / lanes;
@@ -180,7 +177,9 @@ void blocked_trsm(const canonical& s, const exec& ex) {
     // 2. The diagonal block, a group of right-hand sides at a time.
     auto solve_group = [&](std::int64_t g, std::vector<double>& z, std::vector<double>& col) {
       const std::int64_t r0 = g * lanes, w = std::min(lanes, nrhs - r0);
-      z.assign(static_cast<std::size_t>(zrows * lanes), 0.0);
+      // Every Z cell a lane reads is written first (this row's hi, lo, b; the
+      // block's earlier solutions), and lanes past w are never read.
+      z.resize(static_cast<std::size_t>(zrows * lanes));
       bounded num[64];
       double xq[64];
       unsigned char left[64];
