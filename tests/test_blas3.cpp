@@ -47,6 +47,7 @@
 #include "exala/blas2.hpp"
 #include "exala/blas1.hpp"
 #include "exala/blas3.hpp"
+#include "exala/detail/ozaki8_engine.hpp"
 #include "exala/error.hpp"
 #include "mpfr_oracle.hpp"
 #include "test_common.hpp"
@@ -229,6 +230,13 @@ double oracle_entry(const gemm_problem& p, std::int64_t i, std::int64_t j, round
 }
 #endif
 
+// Routes gemm's simd backend through the 8-bit Ozaki-II host engine while
+// it lives.
+struct host_ozaki8 {
+  bool was = exala::detail::ozaki8::set_host_engine(true);
+  ~host_ozaki8() { exala::detail::ozaki8::set_host_engine(was); }
+};
+
 // Runs one problem: reference vs MPFR, then every other backend x threads x
 // kernel set (and the given block sizes) vs reference, in each direction.
 void check_gemm(const gemm_problem& p, failures& f, const std::vector<rounding>& modes,
@@ -268,6 +276,18 @@ void check_gemm(const gemm_problem& p, failures& f, const std::vector<rounding>&
                          hex(ref.c(i, j)));
         }
     }
+    // The CUDA backend's decomposition (8-bit Ozaki II: residue products,
+    // k-chunk folds, CRT from a quotient, rounding on the device), run by
+    // its host engine.
+    const host_ozaki8 on;
+    const gemm_run got = run_gemm(p, exala::exec{backend::simd, 0, md});
+    if (!got.others_intact) f.report("ozaki8 host engine wrote outside C: " + p.describe());
+    for (std::int64_t i = 0; i < p.m; ++i)
+      for (std::int64_t j = 0; j < p.n; ++j, ++f.compared)
+        if (!same_bits(got.c(i, j), ref.c(i, j)))
+          f.report("ozaki8 host engine vs reference: " + p.describe() + " " + name(md) + " entry (" +
+                   std::to_string(i) + "," + std::to_string(j) + "): got " + hex(got.c(i, j)) +
+                   ", reference " + hex(ref.c(i, j)));
   }
 }
 

@@ -23,6 +23,7 @@
 #include "exala/blas3.hpp"
 #include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
+#include "exala/detail/ozaki8_engine.hpp"
 #include "exala/error.hpp"
 #include "gemm_engine.hpp"
 #include "gemm_round.hpp"
@@ -98,6 +99,7 @@ namespace {
 // is formed exactly (entry_exact). The correctly rounded entries are unique,
 // so the bits are the engine's.
 std::atomic<std::int64_t> small_gemm_max_products{std::int64_t{1} << 21};  // 128^3
+std::atomic<bool> host_ozaki8_on{false};  // detail::ozaki8::set_host_engine
 constexpr std::int64_t small_gemm_max_k = 1024;
 
 // An entry whose k products are all exact zeros (each pair has a zero factor
@@ -329,6 +331,8 @@ bool small_gemm(const detail::gemm3::problem& p) {
 
 }  // namespace
 
+bool detail::ozaki8::set_host_engine(bool on) noexcept { return host_ozaki8_on.exchange(on); }
+
 std::int64_t detail::set_small_gemm_limit(std::int64_t products) noexcept {
   return small_gemm_max_products.exchange(products < 0 ? 0 : products);
 }
@@ -398,6 +402,12 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   if (ex.backend == backend::reference) {
     for (std::int64_t j = 0; j < p.n; ++j)
       for (std::int64_t i = 0; i < p.m; ++i) entry_exact(p, i, j, true);
+    return;
+  }
+  if (host_ozaki8_on.load(std::memory_order_relaxed)) {  // tests: the GPU's decomposition, on the host
+    const exala::detail::ozaki8::gemm_args g{p.m, p.n, p.k, p.alpha, p.a, p.lda, p.ta, p.b, p.ldb,
+                                             p.tb, p.beta, p.c, p.ldc, p.mode};
+    exala::detail::ozaki8::gemm_host(g);
     return;
   }
   // A bad EXALA_SIMD throws here, before any parallel region.

@@ -104,6 +104,9 @@ void entry_sum(const problem& p, std::int64_t i, std::int64_t j, superaccumulato
 // C_ij = round(alpha S_ij + beta C_ij) through the accumulator and
 // exala::round_axpby (beta == 0: C_ij not read): the oracle path.
 void entry_exact(const problem& p, std::int64_t i, std::int64_t j, bool reference);
+// entry_exact after a bounded Dot2 attempt (k <= 1024): the engines' finish
+// of the entries their own bound leaves undecided. Same bits.
+void entry_finish(const problem& p, std::int64_t i, std::int64_t j);
 
 // The fast exact engine (gemm_crt.cpp): `threads` >= 1 OpenMP threads (1:
 // no parallel region), the given kernel set, exec.block as the tile size.

@@ -19,6 +19,8 @@
 #include <bit>
 #include <limits>
 
+#include "exala/hd.hpp"
+
 #if defined(__FAST_MATH__)
 #error "ExaLA must not be compiled with -ffast-math: it breaks error-free transformations"
 #endif
@@ -33,7 +35,7 @@ struct eft_pair {
 
 // TwoSum (Knuth 1969, 6 flops): s = fl(a+b) and a + b = s + e exactly, for any
 // finite a, b whose sum does not overflow. No ordering assumption.
-constexpr eft_pair two_sum(double a, double b) noexcept {
+EXALA_HD constexpr eft_pair two_sum(double a, double b) noexcept {
   const double s = a + b;
   const double bp = s - a;
   const double ap = s - bp;
@@ -42,7 +44,7 @@ constexpr eft_pair two_sum(double a, double b) noexcept {
 
 // FastTwoSum (Dekker 1971, 3 flops): exact like two_sum, but only when
 // |a| >= |b| (more precisely exponent(a) >= exponent(b)) or a == 0.
-constexpr eft_pair fast_two_sum(double a, double b) noexcept {
+EXALA_HD constexpr eft_pair fast_two_sum(double a, double b) noexcept {
   const double s = a + b;
   const double z = s - a;
   return {s, b - z};
@@ -50,7 +52,7 @@ constexpr eft_pair fast_two_sum(double a, double b) noexcept {
 
 // TwoProd with FMA (2 flops): p = fl(a*b) and a*b = p + e exactly, provided
 // a*b does not overflow and e does not underflow (two_prod_is_exact).
-inline eft_pair two_prod(double a, double b) noexcept {
+EXALA_HD inline eft_pair two_prod(double a, double b) noexcept {
   const double p = a * b;
   return {p, std::fma(a, b, -p)};
 }
@@ -89,7 +91,7 @@ inline eft_pair approx_two_div(double a, double b) noexcept {
 
 // Unbiased exponent of a finite nonzero double (floor(log2|a|)), correct for
 // subnormals too (16 * 2^-1074 has exponent -1070, not something near -1022).
-constexpr int exponent_of(double a) noexcept {
+EXALA_HD constexpr int exponent_of(double a) noexcept {
   const std::uint64_t bits = std::bit_cast<std::uint64_t>(a);
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   if (biased != 0) return biased - 1023;
@@ -102,7 +104,7 @@ constexpr int exponent_of(double a) noexcept {
 // of a*b is at or above 2^(ea+eb-104), so ea+eb >= -970 keeps e exact, and
 // ea+eb <= 1021 keeps |a*b| < 2^1023 (no overflow after rounding)
 // (both bounds are sufficient, not necessary). Zero products are exact.
-inline bool two_prod_is_exact(double a, double b) noexcept {
+EXALA_HD inline bool two_prod_is_exact(double a, double b) noexcept {
   if (a == 0.0 || b == 0.0) return std::isfinite(a) && std::isfinite(b);
   if (!std::isfinite(a) || !std::isfinite(b)) return false;
   const int e = exponent_of(a) + exponent_of(b);

@@ -7,15 +7,12 @@
 // accumulator, so the result is always the correctly rounded one.
 #pragma once
 
+#include "exala/detail/round_bounded_hd.hpp"
 #include "exala/rounding.hpp"
 
 namespace exala::detail {
 
-// A value known as hi + lo to within err: |value - (hi + lo)| <= err, with
-// hi = fl(hi + lo). A NaN err marks a value the fast path could not bound.
-struct bounded {
-  double hi, lo, err;
-};
+// struct bounded {hi, lo, err}: exala/detail/round_bounded_hd.hpp.
 
 // Preconditions: hi = fl(hi + lo) (as TwoSum leaves it: |lo| <= ulp(hi)/2),
 // err >= 0. Returns false, leaving out alone, when the rounding of every
