@@ -5,6 +5,12 @@
 //                              [--max-pivots M] [--seed X]
 //   exala-bench-gpu blas [--n-dot N] [--n-gemv N] [--n-trsv N] [--n-gemm N]
 //                        [--reps R] [--check-cols C]   (OpenCL builds)
+//   exala-bench-gpu gemm [--n-gemm N] [--reps R] [--check-cols C]
+//   exala-bench-gpu table [--reps R]: issue 18's table in one run: gemm
+//       (backend::cuda, n = 8192, uniform and wide), then dot 2^27, gemv and
+//       trsv 32768 (the exact OpenCL kernels on the GPU: no CUDA kernels for
+//       them yet), then the stripe LU in core n = 32768 vs cusolverDnDgetrf;
+//       each part prints its own CSV header.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -30,7 +36,7 @@ i64 parse_int(std::string_view name, const char* v) {
 }
 
 args parse(int argc, char** argv) {
-  if (argc < 2) fail("usage: exala-bench-gpu lu|lu-host --n N ... (see bench/gpu_bench.cpp)");
+  if (argc < 2) fail("usage: exala-bench-gpu lu|lu-host|blas|gemm ... (see bench/gpu_bench*.cpp)");
   args a;
   a.mode = argv[1];
   for (int i = 2; i < argc; ++i) {
@@ -50,7 +56,7 @@ args parse(int argc, char** argv) {
     else if (k == "--check-cols") a.check_cols = parse_int(k, v);
     else fail("unknown option '" + std::string(k) + "'");
   }
-  if (a.mode != "blas" && a.n < 1) fail("--n must be >= 1");
+  if (a.mode != "blas" && a.mode != "gemm" && a.mode != "table" && a.n < 1) fail("--n must be >= 1");
   if (a.reps < 1) fail("--reps must be >= 1");
   return a;
 }
@@ -64,6 +70,25 @@ int main(int argc, char** argv) {
     const args a = parse(argc, argv);
     if (a.mode == "lu") return run_lu(a);
     if (a.mode == "lu-host") return run_lu_host(a);
+    if (a.mode == "gemm") return run_gemm(a);
+    if (a.mode == "table") {
+      args g = a;
+      g.n_gemm = 8192;
+      int rc = run_gemm(g);
+#ifdef EXALA_BENCH_HAVE_OPENCL
+      args b = a;
+      b.n_dot = i64{1} << 27;
+      b.n_gemv = b.n_trsv = 32768;
+      b.n_gemm = 0;
+      rc |= run_blas(b);
+#else
+      std::fprintf(stderr, "exala-bench-gpu table: dot/gemv/trsv rows need the OpenCL build\n");
+#endif
+      args l = a;
+      l.n = 32768;
+      rc |= run_lu(l);
+      return rc;
+    }
 #ifdef EXALA_BENCH_HAVE_OPENCL
     if (a.mode == "blas") return run_blas(a);
 #endif

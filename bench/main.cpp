@@ -135,8 +135,11 @@ std::uint64_t parse_seed(const std::string& text) {
 std::vector<exala::backend> parse_backends(const std::string& text) {
   std::vector<exala::backend> out;
   if (text == "all") {
-#define EXALA_BENCH_ALL_(name, desc) \
-  if (exala::is_compiled_in(exala::backend::name)) out.push_back(exala::backend::name);
+// (cuda: this CPU driver does not link the CUDA code; exala-bench-gpu gemm
+// measures it against cuBLAS)
+#define EXALA_BENCH_ALL_(name, desc)                                                  \
+  if (exala::is_compiled_in(exala::backend::name) && exala::backend::name != exala::backend::cuda) \
+    out.push_back(exala::backend::name);
     EXALA_BACKENDS(EXALA_BENCH_ALL_)
 #undef EXALA_BENCH_ALL_
     return out;
@@ -155,6 +158,8 @@ std::vector<exala::backend> parse_backends(const std::string& text) {
     }
     if (!exala::is_compiled_in(b))
       throw usage_error("--backend '" + item + "': not compiled into this build");
+    if (b == exala::backend::cuda)
+      throw usage_error("--backend cuda: exala-bench does not link the CUDA code; use exala-bench-gpu gemm");
     if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
     if (comma == std::string::npos) break;
     pos = comma + 1;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/run_gpu.sh BIN OUT [tests|lu|blas|ooc|all] - the GPU checks and
+# bench/run_gpu.sh BIN OUT [tests|lu|blas|gemm|ooc|all|table] - the GPU checks and
 # benchmarks of issue 5 on a machine with an NVIDIA GPU (the H100 of the
 # device tool), from the binaries in BIN (a build with CUDA and OpenCL:
 # test_*, exala, exala-bench-gpu, exala-bench-stripe); CSVs and logs to OUT.
@@ -9,6 +9,9 @@
 #   lu:    stripe LU on the CUDA engine vs cusolverDnDgetrf, in core n = 32768;
 #          n = 100000 (80 GB, larger than the GPU) from host memory
 #   blas:  the exact OpenCL kernels vs cuBLAS (dot 2^27, gemv/trsv 32768, gemm 8192)
+#   gemm:  backend::cuda's exact gemm (INT8 Ozaki II) vs cublasDgemm, n = 8192
+#          (phase profile in gpu_gemm_8192.log)
+#   table: issue 18's table in one exala-bench-gpu run (not part of all)
 #   ooc:   the disk tier: n = 30000 out of core, 4 GiB host cache, cuda engine
 set -u
 BIN=$(cd "$1" && pwd); OUT=$2; WHAT=${3:-all}
@@ -20,7 +23,7 @@ export EXALA_OPENCL_DEVICE=${EXALA_OPENCL_DEVICE:-NVIDIA}
 want() { [ "$WHAT" = all ] || [ "$WHAT" = "$1" ]; }
 if want tests; then
   "$BIN/exala" devices | tee "$OUT/devices.txt"
-  for t in test_stripe_cuda test_opencl test_opencl_level23 test_blas1 test_blas2 test_blas3 test_solvers; do
+  for t in test_stripe_cuda test_gemm_cuda test_blas3_cuda test_opencl test_opencl_level23 test_blas1 test_blas2 test_blas3 test_solvers; do
     s=$SECONDS
     timeout 150 "$BIN/$t" --run_test='!@long' > "$OUT/$t.log" 2>&1; rc=$?
     echo "$t rc=$rc $((SECONDS - s)) s: $(tail -2 "$OUT/$t.log" | tr -d '\033' | tr '\n' ' ')" | tee -a "$OUT/tests.txt"
@@ -33,6 +36,14 @@ fi
 if want blas; then
   timeout 300 "$BIN/exala-bench-gpu" blas --n-dot 134217728 --n-gemv 32768 --n-trsv 32768 --n-gemm 8192 \
     --reps 3 | tee "$OUT/gpu_blas.csv"
+fi
+if [ "$WHAT" = table ]; then  # issue 18's table in one exala-bench-gpu run
+  EXALA_CUDA_GEMM_PROFILE=1 timeout 560 "$BIN/exala-bench-gpu" table --reps 3 \
+    > "$OUT/gpu_table.csv" 2> "$OUT/gpu_table.log"; cat "$OUT/gpu_table.csv" "$OUT/gpu_table.log"
+fi
+if want gemm; then  # issue 18: backend::cuda's exact gemm vs cublasDgemm, n = 8192, uniform and wide data
+  EXALA_CUDA_GEMM_PROFILE=1 timeout 300 "$BIN/exala-bench-gpu" gemm --n-gemm 8192 --reps 3 \
+    > "$OUT/gpu_gemm_8192.csv" 2> "$OUT/gpu_gemm_8192.log"; cat "$OUT/gpu_gemm_8192.csv" "$OUT/gpu_gemm_8192.log"
 fi
 if want ooc; then
   rm -rf /tmp/exala_ooc && mkdir -p /tmp/exala_ooc

@@ -28,6 +28,11 @@
 
 #include "exala/opencl.hpp"
 #endif
+#ifdef EXALA_TEST_CUDA
+#include <boost/test/unit_test.hpp>
+
+#include "exala/cuda.hpp"
+#endif
 
 namespace exala_test {
 
@@ -88,9 +93,24 @@ inline bool opencl_in_matrix() {
 #endif
 }
 
+#ifdef EXALA_TEST_CUDA
+// The cuda variant of a suite (test_blas3_cuda, label `cuda`): it runs on
+// the GPU machine, so a missing device is an error, not a skip.
+inline bool cuda_in_matrix() {
+  static const bool present = exala::cuda::device_count() > 0;
+  if (!present) BOOST_ERROR("the cuda suites need a CUDA device (EXALA_CUDA_DEVICE): none is present");
+  return present;
+}
+#endif
+
 // simd, omp with 1..4 threads when OpenMP is compiled in, and opencl (see
-// opencl_in_matrix).
+// opencl_in_matrix); in a cuda variant (EXALA_TEST_CUDA) simd and cuda only.
 inline std::vector<config> non_reference_configs() {
+#ifdef EXALA_TEST_CUDA
+  std::vector<config> cu = {{exala::backend::simd, 0}};
+  if (cuda_in_matrix()) cu.push_back({exala::backend::cuda, 0});
+  return cu;
+#endif
   std::vector<config> c = {{exala::backend::simd, 0}};
   if (exala::is_compiled_in(exala::backend::omp))
     for (int t = 1; t <= 4; ++t) c.push_back({exala::backend::omp, t});
@@ -102,6 +122,9 @@ inline std::vector<config> non_reference_configs() {
 // kernel set and that already ran with another set (opencl reductions run
 // on the device: once, with the best set forced).
 inline bool runs_with_kernel_set(const config& c, exala::kernel_set k) {
+#ifdef EXALA_TEST_CUDA
+  if (c.b == exala::backend::cuda) return k == kernel_sets().back();
+#endif
 #ifdef EXALA_TEST_OPENCL_REDUCTIONS
   if (c.b == exala::backend::opencl) return k == kernel_sets().back();
 #else

@@ -30,6 +30,9 @@
 // is built and a device is present (PoCL in CI: once per case, not per kernel
 // set or block, on which it cannot depend); without a device it is reported as
 // SKIPPED. The device-resident routines are checked in test_opencl_level23.cpp.
+// test_blas3_cuda (label `cuda`, the GPU machine) is this source with
+// backend::cuda in the matrix (exala::gpu_cuda, the 8-bit Ozaki-II gemm on
+// INT8 tensor cores); the device-pointer API is checked in test_gemm_cuda.cpp.
 #define BOOST_TEST_MODULE exala_blas3
 #include <boost/test/unit_test.hpp>
 
@@ -263,7 +266,9 @@ void check_gemm(const gemm_problem& p, failures& f, const std::vector<rounding>&
       for (const config& cf : non_reference_configs())
         for (long long blk : blocks) {
           // opencl ignores the host kernel set and exec.block: run it once.
-          if (!runs_with_kernel_set(cf, ks) || (cf.b == backend::opencl && blk != blocks.front())) continue;
+          if (!runs_with_kernel_set(cf, ks) ||
+              ((cf.b == backend::opencl || cf.b == backend::cuda) && blk != blocks.front()))
+            continue;
           const gemm_run got = run_gemm(p, exala::exec{cf.b, cf.threads, md, blk});
           if (!got.others_intact)
             f.report(describe(cf, ks) + " wrote outside C: " + p.describe());
@@ -1153,7 +1158,9 @@ void check_trsm(const trsm_problem& p, failures& f, const std::vector<rounding>&
       for (const config& cf : cfgs)
         for (long long blk : blocks) {
           if (cf.b == backend::reference && ks != kernel_sets().front()) continue;
-          if (!runs_with_kernel_set(cf, ks) || (cf.b == backend::opencl && blk != blocks.front())) continue;
+          if (!runs_with_kernel_set(cf, ks) ||
+              ((cf.b == backend::opencl || cf.b == backend::cuda) && blk != blocks.front()))
+            continue;
           const trsm_result got = run_trsm(p, exala::exec{cf.b, cf.threads, md, blk});
           if (!got.others_intact) f.report(describe(cf, ks) + " trsm wrote outside B: " + p.describe());
           for (std::int64_t i = 0; i < p.m; ++i)
@@ -1163,6 +1170,19 @@ void check_trsm(const trsm_problem& p, failures& f, const std::vector<rounding>&
                          p.describe() + " " + name(md) + " entry (" + std::to_string(i) + "," +
                          std::to_string(j) + "): got " + hex(got.x(i, j)) + ", want " + hex(want(i, j)));
         }
+    }
+    // The blocked path's numerators from the CUDA backend's decomposition
+    // (its unrounded output), run by the host engine.
+    const host_ozaki8 on;
+    for (long long blk : blocks) {
+      const trsm_result got = run_trsm(p, exala::exec{backend::simd, 0, md, blk});
+      if (!got.others_intact) f.report("ozaki8 host engine: trsm wrote outside B: " + p.describe());
+      for (std::int64_t i = 0; i < p.m; ++i)
+        for (std::int64_t j = 0; j < p.n; ++j, ++f.compared)
+          if (!same_bits(got.x(i, j), want(i, j)))
+            f.report("ozaki8 host engine block=" + std::to_string(blk) + " trsm vs trsv_scaled: " + p.describe() +
+                     " " + name(md) + " entry (" + std::to_string(i) + "," + std::to_string(j) + "): got " +
+                     hex(got.x(i, j)) + ", want " + hex(want(i, j)));
     }
   }
 }

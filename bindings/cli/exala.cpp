@@ -809,7 +809,7 @@ void set_env(const char* name, const std::string& value, std::string& changes) {
 result run_program_common(const invocation& inv, bool report) {
   const std::string& what = inv.command_name;
   if (inv.rounding_given) throw usage_error("option '--rounding' does not apply to '" + what + "'");
-  if (inv.device_given || inv.ex.backend == exala::backend::opencl)
+  if (inv.device_given || inv.ex.backend == exala::backend::opencl || inv.ex.backend == exala::backend::cuda)
     throw usage_error("'" + what + "' runs the drop-in library's backends reference|simd|omp");
   if (!inv.output.empty()) throw usage_error("option '-o' does not apply to '" + what + "'");
   if (inv.args.empty())
@@ -1288,7 +1288,7 @@ void print_help(std::ostream& os) {
             "part of its name (see 'exala devices'; default: EXALA_OPENCL_DEVICE, else the first "
             "GPU with fp64)");
   help_line(os, "--local-backend NAME",
-            "with --backend mpi: the backend of each rank's own part, reference|simd|omp|opencl "
+            "with --backend mpi: the backend of each rank's own part, reference|simd|omp|opencl|cuda "
             "(default simd; --threads and --device apply to it)");
   help_line(os, "--threads N",
             "threads of the omp backend, of the stripe LU engine (solve), and of the drop-in "

@@ -151,6 +151,7 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
       reference_range(out, o, x, y);
       return;
     case backend::simd:
+    case backend::cuda:  // no CUDA reductions yet: the host kernels
       simd_whole(out, o, x, y);
       return;
     case backend::opencl: {
@@ -305,7 +306,7 @@ constexpr std::int64_t short_dot_pack = 256;
 // the blocked kernels' private accumulators, merges and flag scans. Exact
 // either way.
 bool short_exact(std::int64_t n, const exec& ex) {
-  return n <= short_dot_pack && (ex.backend == backend::simd || ex.backend == backend::omp);
+  return n <= short_dot_pack && runs_host_simd(ex.backend);
 }
 
 // The exact terms of a call the bound did not decide: a short call's direct
@@ -318,7 +319,7 @@ void exact_terms(superaccumulator& acc, op o, const vec& x, const vec& y, const 
 // Calls that try the bounded fast path first: 1 .. short_dot_max terms on
 // the simd and omp backends.
 bool short_path(std::int64_t n, const exec& ex) {
-  return n != 0 && n <= short_dot_max && (ex.backend == backend::simd || ex.backend == backend::omp);
+  return n != 0 && n <= short_dot_max && runs_host_simd(ex.backend);
 }
 
 // The short dot's value bounded by the fast path, or false (see dot_bounded).

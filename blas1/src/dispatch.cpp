@@ -50,6 +50,12 @@ bool is_compiled_in(backend b) noexcept {
 #else
       return false;
 #endif
+    case backend::cuda:
+#ifdef EXALA_HAVE_CUDA
+      return true;
+#else
+      return false;
+#endif
   }
   return false;
 }

@@ -168,7 +168,7 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
   // The bounded fast path (simd, omp): each row's value from a Dot2
   // evaluation with a proven bound, decided by round_bounded_axpby; only
   // rows it cannot decide go through an exact accumulator. Same bits.
-  const bool fast = (ex.backend == backend::simd || ex.backend == backend::omp) &&
+  const bool fast = runs_host_simd(ex.backend) &&
                     cols <= fast_gemv_max_cols &&
                     rows_bounded_block() > 0;  // a kernel set with the bounded kernels
   // Rows are handled in blocks (one accumulator each); omp splits the blocks

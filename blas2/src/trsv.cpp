@@ -111,7 +111,7 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
   // The bounded fast path (simd, omp): each numerator bounded by Dot2, each
   // x_i decided by round_bounded_div (Ziv); a row it cannot decide forms its
   // exact numerator in an accumulator as below. Same bits either way.
-  const bool fast = (ex.backend == backend::simd || ex.backend == backend::omp) && n <= fast_trsv_max &&
+  const bool fast = runs_host_simd(ex.backend) && n <= fast_trsv_max &&
                     rows_bounded_block() > 0;  // a kernel set with the bounded kernels
   int max_threads = 1;
 #ifdef EXALA_HAVE_OPENMP

@@ -22,6 +22,7 @@
 #include "exala/blas1.hpp"
 #include "exala/blas3.hpp"
 #include "exala/checked.hpp"
+#include "exala/detail/cuda_hooks.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
 #include "exala/detail/ozaki8_engine.hpp"
 #include "exala/error.hpp"
@@ -331,17 +332,10 @@ bool small_gemm(const detail::gemm3::problem& p) {
 
 }  // namespace
 
-bool detail::ozaki8::set_host_engine(bool on) noexcept { return host_ozaki8_on.exchange(on); }
-
-std::int64_t detail::set_small_gemm_limit(std::int64_t products) noexcept {
-  return small_gemm_max_products.exchange(products < 0 ? 0 : products);
-}
-
-void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n, std::int64_t k,
-          double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
-          double beta, double* c, std::int64_t ldc, const exec& ex) {
+void detail::check_gemm_arguments(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n,
+                                  std::int64_t k, double alpha, const double* a, std::int64_t lda,
+                                  const double* b, std::int64_t ldb, const double* c, std::int64_t ldc) {
   using namespace detail::gemm3;
-  clear_crt_stats();
   check_nonneg("m", m);
   check_nonneg("n", n);
   check_nonneg("k", k);
@@ -353,19 +347,36 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   check_ld("lda", lda, col ? a_rows : a_cols);
   check_ld("ldb", ldb, col ? b_rows : b_cols);
   check_ld("ldc", ldc, col ? m : n);
-  check_exec(ex);
   // Element counts and address spans of A, B and C within 2^60 - 1
   // (exala/checked.hpp), before any path computes an address: C's too when
   // k == 0 or alpha == 0 (m = n = 2^32 would give 2^64 entries).
   exala::detail::check_matrix_extent("a", "lda", !col, a_rows, a_cols, lda);
   exala::detail::check_matrix_extent("b", "ldb", !col, b_rows, b_cols, ldb);
   exala::detail::check_matrix_extent("c", "ldc", !col, m, n, ldc);
-  const bool reads_ab = alpha != 0.0 && k > 0 && m > 0 && n > 0;
-  if (reads_ab) {
+  if (alpha != 0.0 && k > 0 && m > 0 && n > 0) {
     check_ptr("a", a, a_rows, a_cols);
     check_ptr("b", b, b_rows, b_cols);
   }
   check_ptr("c", c, m, n);
+}
+
+bool detail::ozaki8::set_host_engine(bool on) noexcept { return host_ozaki8_on.exchange(on); }
+bool detail::ozaki8::host_engine() noexcept { return host_ozaki8_on.load(std::memory_order_relaxed); }
+
+std::int64_t detail::set_small_gemm_limit(std::int64_t products) noexcept {
+  return small_gemm_max_products.exchange(products < 0 ? 0 : products);
+}
+
+void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n, std::int64_t k,
+          double alpha, const double* a, std::int64_t lda, const double* b, std::int64_t ldb,
+          double beta, double* c, std::int64_t ldc, const exec& ex) {
+  using namespace detail::gemm3;
+  clear_crt_stats();
+  check_exec(ex);
+  detail::check_gemm_arguments(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+  const bool col = lay == layout::col_major;
+  const bool at = ta == transpose::trans, bt = tb == transpose::trans;
+  const bool reads_ab = alpha != 0.0 && k > 0 && m > 0 && n > 0;
   if (m == 0 || n == 0) return;
 
   // Column-major form: a row-major C = alpha op(A) op(B) + beta C is the
@@ -399,15 +410,17 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
                                                            beta, c, ldc, ex.mode);
     return;
   }
+  if (ex.backend == backend::cuda) {  // the 8-bit Ozaki-II engine on the GPU (exala::gpu_cuda), same bits
+    exala::detail::require_cuda_blas3_hooks("gemm").gemm(ozaki8_args(p));
+    return;
+  }
   if (ex.backend == backend::reference) {
     for (std::int64_t j = 0; j < p.n; ++j)
       for (std::int64_t i = 0; i < p.m; ++i) entry_exact(p, i, j, true);
     return;
   }
-  if (host_ozaki8_on.load(std::memory_order_relaxed)) {  // tests: the GPU's decomposition, on the host
-    const exala::detail::ozaki8::gemm_args g{p.m, p.n, p.k, p.alpha, p.a, p.lda, p.ta, p.b, p.ldb,
-                                             p.tb, p.beta, p.c, p.ldc, p.mode};
-    exala::detail::ozaki8::gemm_host(g);
+  if (detail::ozaki8::host_engine()) {  // tests: the GPU's decomposition, on the host
+    exala::detail::ozaki8::gemm_host(ozaki8_args(p));
     return;
   }
   // A bad EXALA_SIMD throws here, before any parallel region.

@@ -11,6 +11,7 @@
 
 #include "exala/backend.hpp"
 #include "exala/checked.hpp"
+#include "exala/detail/ozaki8_engine.hpp"
 #include "exala/error.hpp"
 #include "exala/superaccumulator.hpp"
 #include "gemm_kernels.hpp"
@@ -72,6 +73,11 @@ struct problem {
     return tb ? b[j + l * ldb] : b[l + j * ldb];
   }
 };
+
+// The same problem for the 8-bit Ozaki-II engines (host and CUDA).
+inline ozaki8::gemm_args ozaki8_args(const problem& p) {
+  return {p.m, p.n, p.k, p.alpha, p.a, p.lda, p.ta, p.b, p.ldb, p.tb, p.beta, p.c, p.ldc, p.mode, p.c_lo, p.c_err};
+}
 
 // The IEEE zero sign of S_ij as the accumulator rounds an exact zero: -0 if
 // every product is -0, +0 if every product is +0, else +0 (-0 downward); a

@@ -214,6 +214,10 @@ run_stats gemm_host(const gemm_args& g) {
       const std::int64_t e = i + j * m;
       reconstruct(&cres[e], mn, P, x);
       double& c = g.c[i + j * g.ldc];
+      if (g.c_lo != nullptr) {
+        unrounded_entry(x, P, sa[i], sb[j], c, g.c_lo[i + j * g.ldc], g.c_err[i + j * g.ldc]);
+        continue;
+      }
       double v;
       if (finish_entry(x, P, sa[i], sb[j], g.alpha, g.beta, g.beta == 0.0 ? 0.0 : c, g.mode, v)) c = v;
       else undecided.push_back(e);

@@ -41,6 +41,7 @@
 #include "exala/blas1.hpp"
 #include "exala/blas3.hpp"
 #include "exala/checked.hpp"
+#include "exala/detail/cuda_hooks.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
 #include "exala/detail/round_bounded.hpp"
 #include "exala/error.hpp"
@@ -150,7 +151,12 @@ void blocked_trsm(const canonical& s, const exec& ex) {
       p.mode = rounding::to_nearest_even;
       p.c_lo = plo;
       p.c_err = perr;
-      gemm_crt(p, threads, ex.block, ks);
+      if (ex.backend == backend::cuda)  // the numerators on the GPU (exala::gpu_cuda)
+        exala::detail::require_cuda_blas3_hooks("trsm").gemm(ozaki8_args(p));
+      else if (exala::detail::ozaki8::host_engine())  // tests: the GPU's decomposition on the host
+        exala::detail::ozaki8::gemm_host(ozaki8_args(p));
+      else
+        gemm_crt(p, threads, ex.block, ks);
     } else {
       std::fill(phi, phi + rows * nrhs, 0.0);
       std::fill(plo, plo + rows * nrhs, 0.0);
@@ -319,7 +325,7 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
     inc = col ? ldb : 1;  // row r of B
     return col ? b + r : b + r * ldb;
   };
-  if ((ex.backend == backend::simd || ex.backend == backend::omp) && nrhs >= min_blocked_rhs &&
+  if (runs_host_simd(ex.backend) && nrhs >= min_blocked_rhs &&
       na <= blocked_trsm_max && detail::rows_bounded_block() > 0 &&
       detail::rows_bounded_block() <= 64) {
     // T = op(A) (left) or op(A)^T (right) as a strided view, like trsv's.

@@ -76,7 +76,7 @@ exala_cli_error(trsv_rounding_refined
   trsv l23_third.mtx l23_ones2.mtx --method refined --rounding up)
 exala_cli_test(help_rounding_trsv STDOUT_REGEX "trsv: --method exact only\\)" ARGS --help)
 exala_cli_error(unknown_local_backend
-  "option '--local-backend' has unknown value 'gpu' (expected reference|simd|omp|opencl)"
+  "option '--local-backend' has unknown value 'gpu' (expected reference|simd|omp|opencl|cuda)"
   sum cancel.mtx --local-backend gpu --backend mpi)
 if(TARGET exala::mpi)  # --backend mpi initializes MPI (a singleton)
   set_tests_properties(cli.unknown_local_backend PROPERTIES LABELS "cli;mpi")

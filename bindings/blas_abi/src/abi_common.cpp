@@ -48,9 +48,16 @@ exec read_environment() {
                      "libexala_blas: EXALA_BACKEND='%s': the omp backend is not compiled into "
                      "this build; using simd\n", v);
       }
+    } else if (s == "cuda") {
+      // The drop-in library does not carry the CUDA code (it would put the
+      // CUDA runtime's start-up into every BLAS client; loading it lazily is
+      // issue 20): same bits on the host.
+      std::fprintf(stderr,
+                   "libexala_blas: EXALA_BACKEND='%s': the drop-in library does not load the CUDA "
+                   "engine; using simd (same bits)\n", v);
     } else {
       std::fprintf(stderr,
-                   "libexala_blas: EXALA_BACKEND='%s' is not one of reference|simd|omp; "
+                   "libexala_blas: EXALA_BACKEND='%s' is not one of reference|simd|omp|cuda; "
                    "using simd\n", v);
     }
   }

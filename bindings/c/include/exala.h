@@ -119,7 +119,8 @@ typedef EXALA_C_ENUM_(exala_backend) {
   EXALA_BACKEND_REFERENCE = 0, /* scalar loops into a superaccumulator: the oracle */
   EXALA_BACKEND_SIMD = 1,      /* AVX-512 / AVX2 kernels chosen at run time */
   EXALA_BACKEND_OMP = 2,       /* OpenMP threads over the simd kernels */
-  EXALA_BACKEND_OPENCL = 3     /* OpenCL kernels (a build with exala::gpu) */
+  EXALA_BACKEND_OPENCL = 3,    /* OpenCL kernels (a build with exala::gpu) */
+  EXALA_BACKEND_CUDA = 4       /* gemm on a CUDA GPU (a program linking exala::gpu_cuda) */
 } exala_backend;
 
 /* --------------------------------------------------- execution (backends) */
@@ -136,7 +137,7 @@ typedef struct exala_exec {
 exala_status exala_exec_init(exala_exec* ex);
 /* The process-wide default used when a routine gets ex == NULL. It starts as
  * exala_exec_init's values, then takes the environment variables
- * EXALA_BACKEND (reference|simd|omp|opencl) and EXALA_NUM_THREADS if set
+ * EXALA_BACKEND (reference|simd|omp|opencl|cuda) and EXALA_NUM_THREADS if set
  * (a bad value makes the first call that needs the default fail with
  * EXALA_ERROR_INVALID_ARGUMENT naming the variable). Setting it validates
  * every field (not_compiled_in for a backend missing from this build). */
@@ -145,7 +146,7 @@ exala_status exala_get_default_exec(exala_exec* ex);
 /* Shorthands changing one field of the default. */
 exala_status exala_set_backend(exala_backend backend);
 exala_status exala_set_threads(int threads);
-/* The backend named `name` ("reference", "simd", "omp", "opencl"). */
+/* The backend named `name` ("reference", "simd", "omp", "opencl", "cuda"). */
 exala_status exala_backend_from_string(const char* name, exala_backend* backend);
 /* Its name, or NULL for a value that is not a backend. */
 const char* exala_backend_name(exala_backend backend);

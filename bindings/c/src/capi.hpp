@@ -119,7 +119,8 @@ inline constexpr enum_entry<backend> backends[] = {
     {EXALA_BACKEND_REFERENCE, "EXALA_BACKEND_REFERENCE", backend::reference},
     {EXALA_BACKEND_SIMD, "EXALA_BACKEND_SIMD", backend::simd},
     {EXALA_BACKEND_OMP, "EXALA_BACKEND_OMP", backend::omp},
-    {EXALA_BACKEND_OPENCL, "EXALA_BACKEND_OPENCL", backend::opencl}};
+    {EXALA_BACKEND_OPENCL, "EXALA_BACKEND_OPENCL", backend::opencl},
+    {EXALA_BACKEND_CUDA, "EXALA_BACKEND_CUDA", backend::cuda}};
 inline constexpr enum_entry<stripe_order> stripe_orders[] = {
     {EXALA_ORDER_BASIC, "EXALA_ORDER_BASIC", stripe_order::basic},
     {EXALA_ORDER_ZIGZAG, "EXALA_ORDER_ZIGZAG", stripe_order::zigzag},

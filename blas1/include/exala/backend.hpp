@@ -23,11 +23,21 @@ namespace exala {
 // each element once, so under opencl they simply run the simd path on the
 // host (same bits by construction). Built without OpenCL, every call with
 // backend::opencl throws exala::not_compiled_in.
+//
+// cuda: gemm runs on the CUDA device EXALA_CUDA_DEVICE (default 0) by the
+// 8-bit Ozaki-II scheme (exala/detail/ozaki8.hpp; host pointers are copied
+// to the device and back; exala/cuda.hpp has the device-pointer API). The
+// code lives in exala::gpu_cuda and registers itself like opencl's (include
+// <exala/cuda.hpp>). Every other routine runs the simd path on the host
+// under backend::cuda (same bits by construction; no CUDA kernels for them
+// yet). Built without CUDA, every call with backend::cuda throws
+// exala::not_compiled_in.
 #define EXALA_BACKENDS(X)                                         \
   X(reference, "plain scalar loops into a superaccumulator (the oracle)") \
   X(simd, "AVX-512 / AVX2 multi-level kernels chosen at run time")        \
   X(omp, "OpenMP threads over the simd kernels")                          \
-  X(opencl, "OpenCL exact kernels on a device (link exala::gpu; --device)")
+  X(opencl, "OpenCL exact kernels on a device (link exala::gpu; --device)") \
+  X(cuda, "CUDA: exact gemm on INT8 tensor cores (link exala::gpu_cuda)")
 
 enum class backend {
 #define EXALA_ENUM_(name, desc) name,
@@ -47,6 +57,11 @@ struct exec {
 };
 
 std::string_view to_string(backend b) noexcept;
+// Whether a routine without device code runs the host SIMD kernels under
+// this backend (simd, omp, and cuda outside gemm).
+constexpr bool runs_host_simd(backend b) noexcept {
+  return b == backend::simd || b == backend::omp || b == backend::cuda;
+}
 // Parses a backend name; throws exala::invalid_argument naming `arg`.
 backend parse_backend(std::string_view name, const std::string& arg = "backend");
 // True when the backend is compiled into this build.

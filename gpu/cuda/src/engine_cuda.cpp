@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "exala/cuda.hpp"
+#include "cuda_check.hpp"
 #include "exala/error.hpp"
 #include "laswp.hpp"
 #include "stripe/engine.hpp"
@@ -31,32 +32,8 @@ namespace {
 namespace st = exala::detail::stripe;
 using i64 = std::int64_t;
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw exala::error(std::string("CUDA: ") + what + ": " + cudaGetErrorString(e));
-}
-void check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw exala::error(std::string("cuBLAS: ") + what + ": " + cublasGetStatusString(s));
-}
-void check(cusolverStatus_t s, const char* what) {
-  if (s != CUSOLVER_STATUS_SUCCESS)
-    throw exala::error(std::string("cuSOLVER: ") + what + ": status " + std::to_string(int(s)));
-}
-
-int chosen_device() {
-  const char* env = std::getenv("EXALA_CUDA_DEVICE");
-  int count = 0;
-  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-  if (count == 0) throw exala::error("CUDA: no device found");
-  if (!env || !*env) return 0;
-  char* end = nullptr;
-  const long d = std::strtol(env, &end, 10);
-  if (*end != '\0' || d < 0 || d >= count)
-    throw exala::invalid_argument("EXALA_CUDA_DEVICE", "'" + std::string(env) + "' is not a device index in 0.." +
-                                                          std::to_string(count - 1));
-  return int(d);
-}
+using detail::check;
+using detail::chosen_device;
 
 class cuda_engine final : public st::device_engine {
  public:

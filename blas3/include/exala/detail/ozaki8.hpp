@@ -233,13 +233,27 @@ EXALA_HD inline void reconstruct(const std::int32_t* c, i64 stride, const crt_pl
   }
 }
 
-// C_ij = round(alpha X 2^(si.scale + sj.scale) + beta c) where that value
-// is S_ij (exact lines) or within the truncation bound of it; false when
-// this cannot decide (see the file comment). x: reconstruct's limbs.
-EXALA_HD inline bool finish_entry(u32* x, const crt_plan& P, const line_scale& si, const line_scale& sj,
-                                  double alpha, double beta, double c, rounding mode, double& out) noexcept {
-  if (si.special || sj.special || !std::isfinite(alpha) || !std::isfinite(beta)) return false;
-  const bool truncated = si.truncated || sj.truncated;
+// What X 2^(si.scale + sj.scale) is known as: bounded (hi + lo within err,
+// hi = fl(hi + lo), the truncation bound included), zero (X = 0: hi = lo =
+// 0, err the truncation bound or 0 when S = 0 exactly), or unknown (a line
+// holds inf or NaN, or the value lies outside the range where the scalings
+// below are exact). x: reconstruct's limbs (overwritten).
+enum class known { bounded, zero, unknown };
+
+EXALA_HD inline known bound_value(u32* x, const crt_plan& P, const line_scale& si, const line_scale& sj,
+                                  bounded& b) noexcept {
+  b = bounded{0.0, 0.0, 0.0};
+  if (si.special || sj.special) return known::unknown;
+  const bool truncated = (si.truncated || sj.truncated) && !si.skip && !sj.skip;
+  const int s = si.scale + sj.scale;
+  double d = 0.0;  // gemm_crt's truncation bound D 2^s
+  if (truncated) {
+    const int ea = sj.truncated ? si.norm_exp : INT_MIN;
+    const int eb = si.truncated ? sj.norm_exp : INT_MIN;
+    const int mx = ea > eb ? ea : eb;
+    const int dexp = (mx + 1 > 0 ? mx + 1 : 0) + s;
+    d = dexp > 1023 ? INFINITY : std::ldexp(1.0, dexp < -1074 ? -1074 : dexp);
+  }
   const int nl = P.limbs_used;
   bool neg = false;
   int bl = 0;  // bit length of |X|
@@ -259,14 +273,9 @@ EXALA_HD inline bool finish_entry(u32* x, const crt_plan& P, const line_scale& s
         break;
       }
   }
-  if (bl == 0) {  // S = 0 exactly (an exact zero line, or X = 0 untruncated)
-    if (truncated && !si.skip && !sj.skip) return false;
-    // alpha 0 + beta c: decided where beta c is a nonzero exact product; a
-    // zero result takes its sign from the IEEE rules (the exact path).
-    if (beta == 0.0 || c == 0.0) return false;
-    double ph, pl;
-    if (!hd::two_prod_exact(beta, c, ph, pl)) return false;
-    return hd::round_bounded(ph, pl, 0.0, mode, out);
+  if (bl == 0) {  // S = 0 exactly, or within the truncation bound of 0
+    b.err = truncated ? 2.0 * d : 0.0;
+    return known::zero;
   }
   // The top 128 bits of |X| as T (exact), sh the weight of T's lowest bit.
   const int sh = bl > 128 ? bl - 128 : 0;
@@ -291,38 +300,68 @@ EXALA_HD inline bool finish_entry(u32* x, const crt_plan& P, const line_scale& s
   const u64 h = static_cast<u64>(t >> e1);
   const u128 rest = t - (static_cast<u128>(h) << e1);  // < 2^e1
   int brest = 0;
-  for (int b = 127; b >= 0; --b)
-    if ((rest >> b) & 1) {
-      brest = b + 1;
+  for (int q = 127; q >= 0; --q)
+    if ((rest >> q) & 1) {
+      brest = q + 1;
       break;
     }
   const int e2 = brest > 53 ? brest - 53 : 0;
   const u64 g = static_cast<u64>(rest >> e2);
   const bool rest2 = rest != (static_cast<u128>(g) << e2);  // bits below 2^e2 dropped
-  const int s = si.scale + sj.scale;
   // |X 2^s - (h 2^(e1+sh) + g 2^(e2+sh)) 2^s| < 2^(e2+sh+1+s) when bits were
-  // dropped: (2^e2 for T's tail, 1 more for the bits below T) 2^sh.
-  if (e2 + sh + s < -1074 || bl + s > 1023) return false;  // exactness of the scalings below
-  double hi = std::ldexp(static_cast<double>(h), e1 + sh + s);
-  double lo = std::ldexp(static_cast<double>(g), e2 + sh + s);
-  double err = 0.0;
-  if (rest2 || below) err = std::ldexp(1.0, e2 + sh + s + 1);
-  if (truncated) {  // gemm_crt's truncation bound D 2^s
-    const int ea = sj.truncated ? si.norm_exp : INT_MIN;
-    const int eb = si.truncated ? sj.norm_exp : INT_MIN;
-    const int mx = ea > eb ? ea : eb;
-    const int dexp = (mx + 1 > 0 ? mx + 1 : 0) + s;
-    const double d = dexp > 1023 ? INFINITY : std::ldexp(1.0, dexp < -1074 ? -1074 : dexp);
-    err = 2.0 * (err + d);  // twice: the rounding of the sum
-  }
-  double th, tl;
-  hd::two_sum(hi, lo, th, tl);  // exact: no overflow below 2^1023
+  // dropped: (2^e2 for T's tail, 1 more for the bits below T) 2^sh. Every
+  // scaling below is exact (integers below 2^53 times powers of two >=
+  // 2^-1074, below 2^1023).
+  if (e2 + sh + s < -1074 || bl + s > 1023) return known::unknown;
+  const double hi = std::ldexp(static_cast<double>(h), e1 + sh + s);
+  const double lo = std::ldexp(static_cast<double>(g), e2 + sh + s);
+  double err = rest2 || below ? std::ldexp(1.0, e2 + sh + s + 1) : 0.0;
+  if (truncated) err = 2.0 * (err + d);  // twice: the rounding of the sum
+  hd::two_sum(hi, lo, b.hi, b.lo);       // exact: no overflow below 2^1023
   if (neg) {
-    th = -th;
-    tl = -tl;
+    b.hi = -b.hi;
+    b.lo = -b.lo;
   }
-  if (alpha == 1.0 && beta == 0.0) return hd::round_bounded(th, tl, err, mode, out);
-  return hd::round_bounded_axpby(alpha, bounded{th, tl, err}, beta, c, mode, out);
+  b.err = err;
+  return known::bounded;
+}
+
+// C_ij = round(alpha X 2^(si.scale + sj.scale) + beta c) where that value
+// is S_ij (exact lines) or within the truncation bound of it; false when
+// this cannot decide (see the file comment). x: reconstruct's limbs.
+EXALA_HD inline bool finish_entry(u32* x, const crt_plan& P, const line_scale& si, const line_scale& sj,
+                                  double alpha, double beta, double c, rounding mode, double& out) noexcept {
+  if (!std::isfinite(alpha) || !std::isfinite(beta)) return false;
+  bounded b;
+  const known k = bound_value(x, P, si, sj, b);
+  if (k == known::unknown) return false;
+  if (k == known::zero) {
+    // alpha 0 + beta c: decided where beta c is a nonzero exact product; a
+    // zero result takes its sign from the IEEE rules (the exact path).
+    if (b.err != 0.0 || beta == 0.0 || c == 0.0) return false;
+    double ph, pl;
+    if (!hd::two_prod_exact(beta, c, ph, pl)) return false;
+    return hd::round_bounded(ph, pl, 0.0, mode, out);
+  }
+  if (alpha == 1.0 && beta == 0.0) return hd::round_bounded(b.hi, b.lo, b.err, mode, out);
+  return hd::round_bounded_axpby(alpha, b, beta, c, mode, out);
+}
+
+// S_ij unrounded, as gemm_crt's problem::c_lo output: hi + lo within err
+// (hi = fl(hi + lo); S = 0 exactly gives 0, 0, 0); err NaN where this
+// arithmetic cannot bound it (an inf/NaN line, a value out of range): the
+// caller forms those entries exactly. x: reconstruct's limbs.
+EXALA_HD inline void unrounded_entry(u32* x, const crt_plan& P, const line_scale& si, const line_scale& sj,
+                                     double& hi, double& lo, double& err) noexcept {
+  bounded b;
+  if (bound_value(x, P, si, sj, b) == known::unknown) {
+    hi = lo = 0.0;
+    err = NAN;
+    return;
+  }
+  hi = b.hi;
+  lo = b.lo;
+  err = b.err;
 }
 
 }  // namespace exala::detail::ozaki8

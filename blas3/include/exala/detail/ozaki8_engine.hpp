@@ -29,6 +29,12 @@ struct gemm_args {
   double* c;
   std::int64_t ldc;
   rounding mode;
+  // Unrounded output (alpha == 1, beta == 0; blocked trsm's numerators), as
+  // gemm_crt's problem::c_lo: S_ij as hi = c[i + j ldc], lo = c_lo[...],
+  // err = c_err[...] with |S_ij - hi - lo| <= err, err NaN where the caller
+  // must form the entry exactly (ozaki8::unrounded_entry).
+  double* c_lo = nullptr;
+  double* c_err = nullptr;
 };
 
 // The moduli count, widths and CRT constants for rows spanning pa bits and
@@ -48,13 +54,15 @@ struct run_stats {
 
 // The whole pipeline on the host: scan, scale, residues, one int8 x int8 ->
 // int32 product per modulus and k-chunk, CRT, rounding; the entries it
-// cannot decide are formed by finish_exact. Single-threaded: it exists to
+// cannot decide are formed by finish_exact (with g.c_lo: the unrounded
+// output instead of the rounding, nothing left to finish_exact). Single-threaded: it exists to
 // test the decomposition, not to be fast (the CPU's fast engine is gemm_crt).
 run_stats gemm_host(const gemm_args& g);
 
 // Tests: routes exala::gemm's simd and omp backends through gemm_host (on)
 // or back to the CPU engines (off); returns the previous setting.
 bool set_host_engine(bool on) noexcept;
+bool host_engine() noexcept;  // the current setting (gemm, and trsm's numerators)
 
 // C_ij = round(alpha S_ij + beta C_ij) through an exact accumulator for the
 // listed entries (index i + j m), in host memory.

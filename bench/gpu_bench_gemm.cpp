@@ -1,0 +1,112 @@
+// gpu_bench_gemm.cpp - exala-bench-gpu gemm: backend::cuda's exact gemm
+// (exala::cuda::gemm, the 8-bit Ozaki scheme II on INT8 tensor cores)
+// against cublasDgemm on the same GPU, data resident in device memory for
+// both (issue 18's table).
+//
+//   gemm [--n-gemm N] [--reps R] [--check-cols C] [--seed X]
+// Two data sets: uniform in [-0.5, 0.5) and "wide" (uniform times 2^e, e
+// uniform in [-200, 200]: truncated rows and columns, decided from the
+// bound). R interleaved repetitions of (ours, cuBLAS), medians; ours is
+// timed around the synchronous call, cuBLAS with cudaDeviceSynchronize.
+// Columns: data,n,seconds,ours_tflops,cublas_seconds,cublas_tflops,
+// ratio_time (ours / cuBLAS), same_bits (the first C columns against the
+// omp backend on the host: 1 = identical), moduli, host_entries, panels.
+// EXALA_CUDA_GEMM_PROFILE=1 prints each phase's time to stderr.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "exala/blas3.hpp"
+#include "exala/cuda.hpp"
+#include "gpu_bench.hpp"
+
+namespace exala_bench_gpu {
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+
+void cu(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+struct dev_buf {
+  double* p = nullptr;
+  explicit dev_buf(const std::vector<double>& h) {
+    cu(cudaMalloc(&p, h.size() * 8), "cudaMalloc");
+    cu(cudaMemcpy(p, h.data(), h.size() * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  ~dev_buf() { cudaFree(p); }
+};
+
+std::vector<double> make(std::size_t n, std::uint64_t seed, bool wide) {
+  std::vector<double> v(n);
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> d(-0.5, 0.5);
+  std::uniform_int_distribution<int> e(-200, 200);
+  for (double& x : v) x = wide ? std::ldexp(d(g), e(g)) : d(g);
+  return v;
+}
+
+}  // namespace
+
+int run_gemm(const args& a) {
+  const i64 n = a.n_gemm > 0 ? a.n_gemm : 8192;
+  cudaDeviceProp prop{};
+  cu(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  std::fprintf(stderr, "CUDA device: %s\n", prop.name);
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) fail("cublasCreate");
+  std::printf("data,n,seconds,ours_tflops,cublas_seconds,cublas_tflops,ratio_time,same_bits,moduli,host_entries,"
+              "panels,gpu\n");
+  const double flops = 2.0 * double(n) * double(n) * double(n);
+  for (bool wide : {false, true}) {
+    const auto A = make(std::size_t(n * n), a.seed + 1, wide), B = make(std::size_t(n * n), a.seed + 2, wide);
+    dev_buf da(A), db(B), dc(std::vector<double>(std::size_t(n * n), 0.0)), dd(std::vector<double>(std::size_t(n * n), 0.0));
+    std::vector<double> to, tc;
+    const double one = 1, zero = 0;
+    auto seconds = [](auto&& f) {
+      const auto t0 = clk::now();
+      f();
+      return std::chrono::duration<double>(clk::now() - t0).count();
+    };
+    exala::cuda::gemm_stats st;
+    for (int r = 0; r < a.reps; ++r) {
+      to.push_back(seconds([&] {
+        exala::cuda::gemm(exala::layout::col_major, exala::transpose::none, exala::transpose::none, n, n, n, 1.0,
+                          da.p, n, db.p, n, 0.0, dc.p, n);
+      }));
+      st = exala::cuda::last_gemm_stats();
+      tc.push_back(seconds([&] {
+        if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(n), int(n), &one, da.p, int(n), db.p, int(n), &zero,
+                        dd.p, int(n)) != CUBLAS_STATUS_SUCCESS)
+          fail("cublasDgemm");
+        cu(cudaDeviceSynchronize(), "sync");
+      }));
+    }
+    const i64 cols = std::min<i64>(n, a.check_cols);
+    std::vector<double> got(std::size_t(n * cols)), cpu(std::size_t(n * cols));
+    cu(cudaMemcpy(got.data(), dc.p, got.size() * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    exala::exec ex;
+    ex.backend = exala::backend::omp;
+    exala::gemm(exala::layout::col_major, exala::transpose::none, exala::transpose::none, n, cols, n, 1.0, A.data(),
+                n, B.data(), n, 0.0, cpu.data(), n, ex);
+    const bool same = std::memcmp(got.data(), cpu.data(), got.size() * 8) == 0;
+    const double mo = median(to), mc = median(tc);
+    std::printf("%s,%lld,%.6f,%.2f,%.6f,%.2f,%.3f,%d,%d,%lld,%d,%s\n", wide ? "wide" : "uniform", (long long)n, mo,
+                flops / mo * 1e-12, mc, flops / mc * 1e-12, mo / mc, same ? 1 : 0, st.moduli,
+                (long long)st.host_entries, st.panels, prop.name);
+    std::fflush(stdout);
+  }
+  cublasDestroy(h);
+  return 0;
+}
+
+}  // namespace exala_bench_gpu
