@@ -194,8 +194,10 @@ static void test_exec_and_backends(void) {
   CHECK(strcmp(kernels, "avx512") == 0 || strcmp(kernels, "avx2") == 0 ||
         strcmp(kernels, "scalar") == 0);
 
-  /* every backend: the same exact sum, or not_compiled_in */
-  for (i = EXALA_BACKEND_REFERENCE; i <= EXALA_BACKEND_OPENCL; ++i) {
+  /* every backend: the same exact sum, or not_compiled_in (cuda: the sum
+   * runs the host simd path) */
+  CHECK(strcmp(exala_backend_name(EXALA_BACKEND_CUDA), "cuda") == 0);
+  for (i = EXALA_BACKEND_REFERENCE; i <= EXALA_BACKEND_CUDA; ++i) {
     exala_status s;
     CHECK_OK(exala_exec_init(&ex));
     ex.backend = i;
@@ -205,6 +207,16 @@ static void test_exec_and_backends(void) {
       /* opencl may lack a device here: a runtime error, never a wrong value */
       CHECK(s == EXALA_SUCCESS || (i == EXALA_BACKEND_OPENCL && s == EXALA_ERROR_RUNTIME));
       if (s == EXALA_SUCCESS) CHECK(r == 5.75);
+      if (i == EXALA_BACKEND_CUDA) {
+        /* gemm needs the CUDA code, which libexala does not load yet: a
+         * runtime error naming the backend, C untouched */
+        double a1 = 2.0, b1 = 3.0, c1 = 7.0;
+        CHECK_STATUS(exala_gemm(EXALA_COL_MAJOR, EXALA_NO_TRANS, EXALA_NO_TRANS, 1, 1, 1, 1.0, &a1, 1, &b1, 1,
+                                0.0, &c1, 1, &ex),
+                     EXALA_ERROR_RUNTIME);
+        CHECK(strstr(exala_last_error(), "cuda") != NULL);
+        CHECK(c1 == 7.0);
+      }
     } else {
       CHECK(s == EXALA_ERROR_NOT_COMPILED_IN);
       CHECK(strstr(exala_last_error(), exala_backend_name((exala_backend)i)) != NULL);

@@ -208,6 +208,7 @@ contains
     call check(exala_backend_name(EXALA_BACKEND_SIMD) == 'simd', 'backend simd')
     call check(exala_backend_name(EXALA_BACKEND_OMP) == 'omp', 'backend omp')
     call check(exala_backend_name(EXALA_BACKEND_OPENCL) == 'opencl', 'backend opencl')
+    call check(exala_backend_name(EXALA_BACKEND_CUDA) == 'cuda', 'backend cuda')
     call check(exala_backend_name(99_c_int) == '', 'backend 99 has no name')
     call exala_version_numbers(major, minor, patch)
     call check(major == EXALA_VERSION_MAJOR .and. minor == EXALA_VERSION_MINOR .and. &

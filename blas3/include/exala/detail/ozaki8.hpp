@@ -283,6 +283,7 @@ EXALA_HD inline known bound_value(u32* x, const crt_plan& P, const line_scale& s
   bool below = false;  // a set bit below 2^sh
   for (int l = nl - 1; l >= 0; --l) {
     const int lo = 32 * l;  // the weight of limb l's lowest bit
+    if (lo >= sh + 128) continue;  // above T: zero (|X| < 2^bl <= 2^(sh+128))
     if (lo + 32 <= sh) {
       below = below || x[l] != 0;
       continue;

@@ -1,0 +1,67 @@
+// exala/detail/dot2_hd.hpp - Dot2 (Ogita, Rump, Oishi, "Accurate sum and
+// dot product", SIAM J. Sci. Comput. 26, 2005) as chains plus a pairwise
+// tree, with the proven bound of the CPU's SIMD kernels
+// (blas1/src/simd_kernels_impl.hpp, dot_bounded_kernel): the per-thread
+// arithmetic of the CUDA dot and gemv (gpu/cuda/src/blas12_cuda.cu), shared
+// with their host engines so that CI tests it (EXALA_HD).
+//
+// Guarantee: a state built from n terms a_i b_i (zeros included) in L
+// chains, merged pairwise in any tree, gives hi + lo with |S - hi - lo| <=
+// err for the exact S = sum a_i b_i, where err = 2^-105 K P' + 2^-1000,
+// K = (2n + 2(L + 1) + 2)(n + (L + 1) + 2), P' the computed sum of |p_i|
+// (the kernel's proof with L + 1 "lanes": its N counts every TwoSum error
+// and every e_i, its partial sums are bounded whatever the association,
+// and its (1 + gamma) products stay below 1.01 for n + L <= 2^24). A
+// state that is not finite (inf, NaN, an overflow on the way) gives no
+// bound: the caller forms the value exactly.
+#pragma once
+
+#include <cmath>
+
+#include "exala/detail/round_bounded_hd.hpp"
+#include "exala/hd.hpp"
+
+namespace exala::detail::dot2 {
+
+// The bound's range: n + L <= 2^24 terms and chains.
+inline constexpr double max_terms = 16777216.0;
+
+struct state {
+  double s = 0.0;   // the running sum
+  double c = 0.0;   // the sum of the errors (TwoProd's e, TwoSum's q)
+  double pa = 0.0;  // the sum of |p|
+};
+
+// One term a b into a chain.
+EXALA_HD inline void step(state& st, double a, double b) noexcept {
+  const double p = a * b;
+  const double e = std::fma(a, b, -p);
+  double t, q;
+  hd::two_sum(st.s, p, t, q);
+  st.s = t;
+  st.c = st.c + (e + q);
+  st.pa = st.pa + std::fabs(p);
+}
+
+// Another chain's (or subtree's) state into this one.
+EXALA_HD inline void merge(state& into, const state& other) noexcept {
+  double t, q;
+  hd::two_sum(into.s, other.s, t, q);
+  into.s = t;
+  into.c = into.c + (other.c + q);
+  into.pa = into.pa + other.pa;
+}
+
+// The bounded value of a state over n terms in L chains, or false.
+EXALA_HD inline bool finish(const state& st, double n, double chains, bounded& out) noexcept {
+  if (!(n + chains <= max_terms)) return false;
+  if (!(st.s - st.s == 0.0 && st.c - st.c == 0.0 && st.pa - st.pa == 0.0)) return false;
+  hd::two_sum(st.s, st.c, out.hi, out.lo);
+  if (!(out.hi - out.hi == 0.0)) return false;
+  const double lanes = chains + 1.0;
+  const double k = (2.0 * n + 2.0 * lanes + 2.0) * (n + lanes + 2.0);  // exact: < 2^53
+  out.err = st.pa * (k * 0x1p-105) + 0x1p-1000;
+  return out.err - out.err == 0.0;
+}
+
+}  // namespace exala::detail::dot2
