@@ -6,11 +6,12 @@
 //   exala-bench-gpu blas [--n-dot N] [--n-gemv N] [--n-trsv N] [--n-gemm N]
 //                        [--reps R] [--check-cols C]   (OpenCL builds)
 //   exala-bench-gpu gemm [--n-gemm N] [--reps R] [--check-cols C]
+//   exala-bench-gpu blas12 [--n-dot N] [--n-gemv N] [--reps R]
 //   exala-bench-gpu table [--reps R]: issue 18's table in one run: gemm
-//       (backend::cuda, n = 8192, uniform and wide), then dot 2^27, gemv and
-//       trsv 32768 (the exact OpenCL kernels on the GPU: no CUDA kernels for
-//       them yet), then the stripe LU in core n = 32768 vs cusolverDnDgetrf;
-//       each part prints its own CSV header.
+//       (backend::cuda, n = 8192, uniform and wide), dot 2^27 and gemv 32768
+//       (exala::cuda), trsv 32768 (the exact OpenCL kernels on the GPU: no
+//       CUDA trsv yet), then the stripe LU in core n = 32768 vs
+//       cusolverDnDgetrf; each part prints its own CSV header.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -56,7 +57,8 @@ args parse(int argc, char** argv) {
     else if (k == "--check-cols") a.check_cols = parse_int(k, v);
     else fail("unknown option '" + std::string(k) + "'");
   }
-  if (a.mode != "blas" && a.mode != "gemm" && a.mode != "table" && a.n < 1) fail("--n must be >= 1");
+  if (a.mode != "blas" && a.mode != "gemm" && a.mode != "blas12" && a.mode != "table" && a.n < 1)
+    fail("--n must be >= 1");
   if (a.reps < 1) fail("--reps must be >= 1");
   return a;
 }
@@ -71,18 +73,22 @@ int main(int argc, char** argv) {
     if (a.mode == "lu") return run_lu(a);
     if (a.mode == "lu-host") return run_lu_host(a);
     if (a.mode == "gemm") return run_gemm(a);
+    if (a.mode == "blas12") return run_blas12(a);
     if (a.mode == "table") {
       args g = a;
       g.n_gemm = 8192;
       int rc = run_gemm(g);
+      args d = a;
+      d.n_dot = i64{1} << 27;
+      d.n_gemv = 32768;
+      rc |= run_blas12(d);
 #ifdef EXALA_BENCH_HAVE_OPENCL
-      args b = a;
-      b.n_dot = i64{1} << 27;
-      b.n_gemv = b.n_trsv = 32768;
-      b.n_gemm = 0;
+      args b = a;  // trsv: the OpenCL kernels (no CUDA trsv yet)
+      b.n_dot = b.n_gemv = b.n_gemm = 0;
+      b.n_trsv = 32768;
       rc |= run_blas(b);
 #else
-      std::fprintf(stderr, "exala-bench-gpu table: dot/gemv/trsv rows need the OpenCL build\n");
+      std::fprintf(stderr, "exala-bench-gpu table: the trsv row needs the OpenCL build\n");
 #endif
       args l = a;
       l.n = 32768;

@@ -28,6 +28,7 @@ inline double median(std::vector<double> v) {
 int run_lu(const args& a);
 int run_lu_host(const args& a);
 int run_blas(const args& a);  // built with exala::gpu (OpenCL) only
-int run_gemm(const args& a);  // backend::cuda's exact gemm vs cublasDgemm
+int run_gemm(const args& a);    // backend::cuda's exact gemm vs cublasDgemm
+int run_blas12(const args& a);  // exala::cuda::dot / gemv vs cublasDdot / cublasDgemv
 
 }  // namespace exala_bench_gpu

@@ -1,4 +1,5 @@
-// gpu_bench_gemm.cpp - exala-bench-gpu gemm: backend::cuda's exact gemm
+// gpu_bench_gemm.cpp - exala-bench-gpu gemm and blas12 (the CUDA dot and
+// gemv, run_blas12 below). gemm: backend::cuda's exact gemm
 // (exala::cuda::gemm, the 8-bit Ozaki scheme II on INT8 tensor cores)
 // against cublasDgemm on the same GPU, data resident in device memory for
 // both (issue 18's table).
@@ -23,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "exala/blas1.hpp"
+#include "exala/blas2.hpp"
 #include "exala/blas3.hpp"
 #include "exala/cuda.hpp"
 #include "gpu_bench.hpp"
@@ -104,6 +107,79 @@ int run_gemm(const args& a) {
                 flops / mo * 1e-12, mc, flops / mc * 1e-12, mo / mc, same ? 1 : 0, st.moduli,
                 (long long)st.host_entries, st.panels, prop.name);
     std::fflush(stdout);
+  }
+  cublasDestroy(h);
+  return 0;
+}
+
+// exala::cuda::dot (n = --n-dot, default 2^27) against cublasDdot, and
+// exala::cuda::gemv (n x n, n = --n-gemv, default 32768; N and T) against
+// cublasDgemv, uniform data in [-0.5, 0.5), device-resident; throughput in
+// GB/s (dot 16 n bytes, gemv 8 n^2), ratio_rate = ours / cuBLAS (>= 0.8 /
+// 0.9 is issue 18's target), same_bits against the omp backend (dot: the
+// whole result; gemv: every entry).
+int run_blas12(const args& a) {
+  const i64 nd = a.n_dot > 0 ? a.n_dot : (i64{1} << 27), ng = a.n_gemv > 0 ? a.n_gemv : 32768;
+  cudaDeviceProp prop{};
+  cu(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  cublasHandle_t h;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) fail("cublasCreate");
+  std::printf("routine,n,seconds,ours_gbs,cublas_seconds,cublas_gbs,ratio_rate,same_bits,host_outputs,gpu\n");
+  auto seconds = [](auto&& f) {
+    const auto t0 = clk::now();
+    f();
+    return std::chrono::duration<double>(clk::now() - t0).count();
+  };
+  exala::exec omp;
+  omp.backend = exala::backend::omp;
+  {
+    const auto x = make(std::size_t(nd), a.seed + 3, false), y = make(std::size_t(nd), a.seed + 4, false);
+    dev_buf dx(x), dy(y);
+    std::vector<double> to, tc;
+    double ours = 0, theirs = 0;
+    for (int r = 0; r < a.reps; ++r) {
+      to.push_back(seconds([&] { ours = exala::cuda::dot(nd, dx.p, 1, dy.p, 1); }));
+      tc.push_back(seconds([&] {
+        if (cublasDdot(h, int(nd), dx.p, 1, dy.p, 1, &theirs) != CUBLAS_STATUS_SUCCESS) fail("cublasDdot");
+        cu(cudaDeviceSynchronize(), "sync");
+      }));
+    }
+    const double cpu = exala::dot(nd, x.data(), 1, y.data(), 1, omp);
+    const double bytes = 16.0 * double(nd), mo = median(to), mc = median(tc);
+    std::printf("dot,%lld,%.6f,%.1f,%.6f,%.1f,%.3f,%d,%lld,%s\n", (long long)nd, mo, bytes / mo * 1e-9, mc,
+                bytes / mc * 1e-9, mc / mo, std::memcmp(&cpu, &ours, 8) == 0 ? 1 : 0,
+                (long long)exala::cuda::last_blas12_stats().host_outputs, prop.name);
+    std::fflush(stdout);
+  }
+  {
+    const auto A = make(std::size_t(ng * ng), a.seed + 5, false), x = make(std::size_t(ng), a.seed + 6, false);
+    dev_buf dA(A), dx(x), dy(std::vector<double>(std::size_t(ng), 0.0)), dz(std::vector<double>(std::size_t(ng), 0.0));
+    for (bool tr : {false, true}) {
+      std::vector<double> to, tc;
+      const double one = 1, zero = 0;
+      for (int r = 0; r < a.reps; ++r) {
+        to.push_back(seconds([&] {
+          exala::cuda::gemv(exala::layout::col_major, tr ? exala::transpose::trans : exala::transpose::none, ng, ng,
+                            1.0, dA.p, ng, dx.p, 1, 0.0, dy.p, 1);
+        }));
+        tc.push_back(seconds([&] {
+          if (cublasDgemv(h, tr ? CUBLAS_OP_T : CUBLAS_OP_N, int(ng), int(ng), &one, dA.p, int(ng), dx.p, 1, &zero,
+                          dz.p, 1) != CUBLAS_STATUS_SUCCESS)
+            fail("cublasDgemv");
+          cu(cudaDeviceSynchronize(), "sync");
+        }));
+      }
+      std::vector<double> got(static_cast<std::size_t>(ng)), cpu(static_cast<std::size_t>(ng));
+      cu(cudaMemcpy(got.data(), dy.p, got.size() * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      exala::gemv(exala::layout::col_major, tr ? exala::transpose::trans : exala::transpose::none, ng, ng, 1.0,
+                  A.data(), ng, x.data(), 1, 0.0, cpu.data(), 1, omp);
+      const double bytes = 8.0 * double(ng) * double(ng), mo = median(to), mc = median(tc);
+      std::printf("%s,%lld,%.6f,%.1f,%.6f,%.1f,%.3f,%d,%lld,%s\n", tr ? "gemv_t" : "gemv_n", (long long)ng, mo,
+                  bytes / mo * 1e-9, mc, bytes / mc * 1e-9, mc / mo,
+                  std::memcmp(got.data(), cpu.data(), got.size() * 8) == 0 ? 1 : 0,
+                  (long long)exala::cuda::last_blas12_stats().host_outputs, prop.name);
+      std::fflush(stdout);
+    }
   }
   cublasDestroy(h);
   return 0;

@@ -23,7 +23,7 @@ export EXALA_OPENCL_DEVICE=${EXALA_OPENCL_DEVICE:-NVIDIA}
 want() { [ "$WHAT" = all ] || [ "$WHAT" = "$1" ]; }
 if want tests; then
   "$BIN/exala" devices | tee "$OUT/devices.txt"
-  for t in test_stripe_cuda test_gemm_cuda test_blas3_cuda test_opencl test_opencl_level23 test_blas1 test_blas2 test_blas3 test_solvers; do
+  for t in test_stripe_cuda test_gemm_cuda test_blas12_cuda test_blas3_cuda test_opencl test_opencl_level23 test_blas1 test_blas2 test_blas3 test_solvers; do
     s=$SECONDS
     timeout 150 "$BIN/$t" --run_test='!@long' > "$OUT/$t.log" 2>&1; rc=$?
     echo "$t rc=$rc $((SECONDS - s)) s: $(tail -2 "$OUT/$t.log" | tr -d '\033' | tr '\n' ' ')" | tee -a "$OUT/tests.txt"

@@ -284,6 +284,12 @@ void asum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int6
   accumulate(acc, op::asum, vec{x, incx, n}, vec{nullptr, 0, n}, ex);
 }
 
+void detail::check_dot_arguments(std::int64_t n, const double* x, std::int64_t incx, const double* y,
+                                 std::int64_t incy) {
+  check_args(n, x, "x", incx, "incx", 0);
+  check_args(n, y, "y", incy, "incy", 0);
+}
+
 void dot_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const double* y,
               std::int64_t incy, const exec& ex) {
   check_args(n, x, "x", incx, "incx", ex.threads);

@@ -120,14 +120,13 @@ bool zero_row(const mat_view& A, std::int64_t i, std::int64_t cols, const double
 
 }  // namespace detail
 
-void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha,
-          const double* a, std::int64_t lda, const double* x, std::int64_t incx, double beta,
-          double* y, std::int64_t incy, const exec& ex) {
+void detail::check_gemv_arguments(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha,
+                                  const double* a, std::int64_t lda, const double* x, std::int64_t incx,
+                                  const double* y, std::int64_t incy) {
   using namespace detail;
   check_nonneg("m", m);
   check_nonneg("n", n);
   check_ld("lda", lda, lay == layout::row_major ? n : m);
-  check_exec(ex);
   const std::int64_t rows = trans == transpose::none ? m : n;  // of op(A), = length of y
   const std::int64_t cols = trans == transpose::none ? n : m;  // = length of x
   // Every address below stays within 2^60 - 1 elements (also on the paths
@@ -135,13 +134,23 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
   check_matrix_extent("a", "lda", lay == layout::row_major, m, n, lda);
   check_vector_span("incx", cols, incx);
   check_vector_span("incy", rows, incy);
-  const bool reads_a = alpha != 0.0 && cols > 0 && rows > 0;
-  if (reads_a) {
+  if (alpha != 0.0 && cols > 0 && rows > 0) {
     check_ptr("a", a, m * n);
     check_ptr("x", x, cols);
   }
   check_ptr("y", y, rows);
   check_written_inc("incy", incy, rows);
+}
+
+void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha,
+          const double* a, std::int64_t lda, const double* x, std::int64_t incx, double beta,
+          double* y, std::int64_t incy, const exec& ex) {
+  using namespace detail;
+  check_exec(ex);
+  check_gemv_arguments(lay, trans, m, n, alpha, a, lda, x, incx, y, incy);
+  const std::int64_t rows = trans == transpose::none ? m : n;  // of op(A), = length of y
+  const std::int64_t cols = trans == transpose::none ? n : m;  // = length of x
+  const bool reads_a = alpha != 0.0 && cols > 0 && rows > 0;
   if (rows == 0) return;
 
   if (!reads_a) {

@@ -110,7 +110,8 @@ class superaccumulator {
     const std::uint64_t mant =
         (bits & ((std::uint64_t{1} << 52) - 1)) | (std::uint64_t{biased != 0} << 52);
     // value = mant * 2^(max(biased,1) - 1075); bit position above min_exponent:
-    const std::uint64_t pos = biased + (biased == 0) - 1075 - min_exponent;
+    static_assert(-1075 - min_exponent > 0, "the offset is a positive constant");
+    const std::uint64_t pos = biased + (biased == 0) + static_cast<std::uint64_t>(-1075 - min_exponent);
     // mant * 2^sh split at bit 32 with two 64-bit shifts (sh < 32, mant < 2^53).
     const unsigned sh = static_cast<unsigned>(pos & 31);
     const std::int64_t sign = static_cast<std::int64_t>(bits) >> 63;  // 0 or -1

@@ -28,10 +28,11 @@ namespace exala {
 // 8-bit Ozaki-II scheme (exala/detail/ozaki8.hpp; host pointers are copied
 // to the device and back; exala/cuda.hpp has the device-pointer API). The
 // code lives in exala::gpu_cuda and registers itself like opencl's (include
-// <exala/cuda.hpp>). Every other routine runs the simd path on the host
-// under backend::cuda (same bits by construction; no CUDA kernels for them
-// yet). Built without CUDA, every call with backend::cuda throws
-// exala::not_compiled_in.
+// <exala/cuda.hpp>); blocked trsm takes its numerators from the same
+// engine. Every other routine runs the simd path on the host under
+// backend::cuda (same bits by construction): the CUDA dot and gemv exist for
+// device pointers only (exala::cuda::dot / gemv). Built without CUDA, every
+// call with backend::cuda throws exala::not_compiled_in.
 #define EXALA_BACKENDS(X)                                         \
   X(reference, "plain scalar loops into a superaccumulator (the oracle)") \
   X(simd, "AVX-512 / AVX2 multi-level kernels chosen at run time")        \

@@ -74,6 +74,10 @@ void dot_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64
               const double* y, std::int64_t incy, const exec& ex = {});
 
 namespace detail {
+// exala::dot's argument checks (n, pointers, address spans; each error names
+// the argument), shared with the device-pointer API exala::cuda::dot.
+void check_dot_arguments(std::int64_t n, const double* x, std::int64_t incx, const double* y,
+                         std::int64_t incy);
 // The level-2/3 building block: adds the exact dot product of contiguous
 // x[0, n) and y[0, n) into `acc` with the active SIMD kernel set, on the
 // calling thread, without argument checks. Like the kernels, it may leave the

@@ -60,6 +60,11 @@ void trsv(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const d
           std::int64_t lda, double* x, std::int64_t incx, const exec& ex = {});
 
 namespace detail {
+// exala::gemv's argument checks (each error names the argument; the exec
+// aside), shared with the device-pointer API exala::cuda::gemv.
+void check_gemv_arguments(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha,
+                          const double* a, std::int64_t lda, const double* x, std::int64_t incx,
+                          const double* y, std::int64_t incy);
 // trsv with the right-hand side scaled exactly: solves op(A) x = alpha b,
 // x_i = round((alpha b_i - sum_j op(A)_ij x_j) / op(A)_ii), alpha * b_i an
 // exact product (the building block of trsm; alpha == 1 is trsv). `routine`

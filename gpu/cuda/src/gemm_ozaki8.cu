@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "cuda_context.hpp"
 #include "exala/cuda.hpp"
 #include "exala/detail/cuda_hooks.hpp"
 #include "exala/detail/ozaki8.hpp"
@@ -48,7 +49,11 @@ namespace exala::cuda {
 namespace {
 
 namespace oz = exala::detail::ozaki8;
+using detail::blocks_for;
 using detail::check;
+using detail::context;
+using detail::ctx;
+using detail::device_buffer;
 using i64 = std::int64_t;
 
 thread_local gemm_stats stats_tls;
@@ -145,48 +150,6 @@ __global__ void finish_kernel(const std::int32_t* cres, oz::crt_plan P, const oz
 }
 
 // ------------------------------------------------------------ host side
-
-// A device allocation, freed on scope exit.
-struct device_buffer {
-  void* p = nullptr;
-  device_buffer() = default;
-  explicit device_buffer(std::size_t bytes, const char* what) {
-    if (bytes > 0) check(cudaMalloc(&p, bytes), what);
-  }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  ~device_buffer() {
-    if (p) cudaFree(p);
-  }
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-};
-
-// The process's stream and cuBLAS handle on the chosen device.
-struct context {
-  int device = 0;
-  cudaStream_t stream = nullptr;
-  cublasHandle_t blas = nullptr;
-  std::mutex mutex;
-};
-
-context& ctx() {
-  static context* c = [] {
-    auto* x = new context;  // lives for the process (CUDA tears down at exit)
-    x->device = detail::chosen_device();
-    check(cudaSetDevice(x->device), "cudaSetDevice");
-    check(cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cublasCreate(&x->blas), "cublasCreate");
-    check(cublasSetStream(x->blas, x->stream), "cublasSetStream");
-    check(cublasSetPointerMode(x->blas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
-    return x;
-  }();
-  return *c;
-}
-
-int blocks_for(i64 n, int threads) { return static_cast<int>((n + threads - 1) / threads); }
 
 i64 bytes_cap() {
   std::size_t free_b = 0, total_b = 0;

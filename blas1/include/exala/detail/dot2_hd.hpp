@@ -17,9 +17,11 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
 #include "exala/detail/round_bounded_hd.hpp"
 #include "exala/hd.hpp"
+#include "exala/rounding.hpp"
 
 namespace exala::detail::dot2 {
 
@@ -62,6 +64,36 @@ EXALA_HD inline bool finish(const state& st, double n, double chains, bounded& o
   const double k = (2.0 * n + 2.0 * lanes + 2.0) * (n + lanes + 2.0);  // exact: < 2^53
   out.err = st.pa * (k * 0x1p-105) + 0x1p-1000;
   return out.err - out.err == 0.0;
+}
+
+// round(alpha S + beta y) from a state over n terms in L chains (beta == 0:
+// y not read), decided as round_bounded(_axpby) decides, or false.
+EXALA_HD inline bool round_state(const state& st, double n, double chains, double alpha, double beta, double y,
+                                 rounding mode, double& out) noexcept {
+  if (!std::isfinite(alpha) || !std::isfinite(beta)) return false;
+  bounded b;
+  if (!finish(st, n, chains, b)) return false;
+  if (alpha == 1.0 && beta == 0.0) return hd::round_bounded(b.hi, b.lo, b.err, mode, out);
+  return hd::round_bounded_axpby(alpha, b, beta, beta == 0.0 ? 0.0 : y, mode, out);
+}
+
+// Element i of a BLAS vector of n elements with increment inc (negative:
+// the vector runs backward from the end).
+EXALA_HD inline std::int64_t element(std::int64_t i, std::int64_t n, std::int64_t inc) noexcept {
+  return inc >= 0 ? i * inc : (n - 1 - i) * -inc;
+}
+
+// The device layout of the dot (a CUDA block per chunk) and of gemv.
+inline constexpr int dot_chains = 256;          // threads of a block: chains per chunk
+inline constexpr std::int64_t dot_chunk = 65536;  // terms per chunk
+inline constexpr int col_chains = 32;           // a warp per output (contiguous terms)
+// Outputs along A's contiguous dimension: `groups` chains per output, each
+// a contiguous range of the terms, so that m * groups threads keep the
+// memory busy (a power of two in 1..64, at most the number of terms).
+EXALA_HD inline int row_groups(std::int64_t outputs, std::int64_t terms) noexcept {
+  int g = 1;
+  while (g < 64 && outputs * g < (std::int64_t{1} << 18) && 2 * std::int64_t{g} <= terms) g *= 2;
+  return g;
 }
 
 }  // namespace exala::detail::dot2

@@ -1,5 +1,6 @@
 // exala/cuda.hpp - ExaLA on CUDA devices: the cuda backend (the exact gemm
-// on INT8 tensor cores) and the CUDA engine of the stripe LU (cuBLAS
+// on INT8 tensor cores), correctly rounded dot and gemv on device pointers,
+// and the CUDA engine of the stripe LU (cuBLAS
 // DGEMM/DTRSM, cuSOLVER DGETRF, selected with stripe_lu_options::engine =
 // "cuda" or `exala solve --engine cuda`).
 //
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 
+#include "exala/blas2.hpp"
 #include "exala/blas3.hpp"
 
 namespace exala::cuda {
@@ -46,6 +48,30 @@ struct gemm_stats {
   std::int64_t host_entries = 0;  // entries formed exactly on the host
 };
 gemm_stats last_gemm_stats() noexcept;
+
+// The correctly rounded dot product of device vectors x and y (BLAS
+// increments, negative ones included): Dot2 chains in one pass at memory
+// speed, decided from a proven bound; when the bound cannot decide (inf or
+// NaN, heavy cancellation, a tie) the vectors are copied to the host and the
+// dot formed exactly. The bits of exala::dot. Arguments as exala::dot.
+double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, std::int64_t incy,
+           rounding mode = rounding::to_nearest_even);
+
+// y = alpha op(A) x + beta y on device memory, each y_i the correctly
+// rounded value of the exact alpha sum + beta y_i (the bits of exala::gemv):
+// Dot2 per output with a proven bound in one pass over A; undecided outputs
+// are formed exactly on the host from their line of A. Arguments as
+// exala::gemv (beta == 0: y is not read).
+void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha, const double* a,
+          std::int64_t lda, const double* x, std::int64_t incx, double beta, double* y, std::int64_t incy,
+          rounding mode = rounding::to_nearest_even);
+
+// What the last dot or gemv of this thread did (tests and benchmarks).
+struct blas12_stats {
+  int chains = 0;                 // Dot2 chains per chunk (dot) or per output (gemv)
+  std::int64_t host_outputs = 0;  // results formed exactly on the host
+};
+blas12_stats last_blas12_stats() noexcept;
 
 namespace detail {
 inline const bool stripe_engine_registered = register_stripe_engine();

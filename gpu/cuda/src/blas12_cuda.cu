@@ -1,0 +1,247 @@
+// gpu/cuda/src/blas12_cuda.cu - exala::cuda::dot and exala::cuda::gemv on
+// device pointers: one pass over the data at memory speed, each result
+// decided from a proven Dot2 bound, the rare undecided ones formed exactly
+// on the host.
+//
+// Guarantee: every result is the correctly rounded value of its exact
+// expression in the requested direction (the bits of exala::dot /
+// exala::gemv on every backend). The per-thread arithmetic (Dot2 chains,
+// the pairwise trees, the bound, the rounding decision) is the one copy in
+// exala/detail/dot2_hd.hpp, and the decompositions below are those of the
+// host engines in exala/detail/dot2_engines.hpp, which CI tests
+// (test_dot2_engines):
+//  - dot: a block of dot_chains threads per chunk of dot_chunk terms, each
+//    thread a chain over the chunk's terms t, t + dot_chains, ... (coalesced),
+//    a pairwise tree in shared memory; the chunk states go to the host,
+//    which sums their hi + lo exactly and decides (round_chunks). A chunk's
+//    bound is about 2^-105 (2 n_c^2) sum |x_i y_i| with n_c = 2^16: some
+//    2^-72 relative for data without heavy cancellation.
+//  - gemv, outputs along A's contiguous dimension (column-major N,
+//    row-major T): row_groups() threads per output, each a contiguous range
+//    of the terms (neighbouring threads read neighbouring rows), the states
+//    to memory, a finish kernel folding them pairwise per output;
+//  - gemv, terms along A's contiguous dimension: a warp per output, lanes
+//    interleaved over the terms, a shuffle tree.
+// Undecided outputs (inf/NaN, heavy cancellation, ties) are flagged; the
+// host fetches their lines and forms them exactly (dot2::gemv_output_exact,
+// exala::dot).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "cuda_check.hpp"
+#include "cuda_context.hpp"
+#include "exala/blas1.hpp"
+#include "exala/blas2.hpp"
+#include "exala/cuda.hpp"
+#include "exala/detail/dot2_engines.hpp"
+#include "exala/detail/dot2_hd.hpp"
+
+namespace exala::cuda {
+namespace {
+
+namespace d2 = exala::detail::dot2;
+using detail::blocks_for;
+using detail::check;
+using detail::context;
+using detail::ctx;
+using detail::device_buffer;
+using i64 = std::int64_t;
+
+thread_local blas12_stats stats_tls;
+
+// ------------------------------------------------------------ kernels
+
+__global__ void dot_chunks_kernel(i64 n, const double* x, i64 incx, const double* y, i64 incy, d2::state* parts) {
+  __shared__ d2::state sh[d2::dot_chains];
+  const i64 b = blockIdx.x * d2::dot_chunk, e = b + d2::dot_chunk < n ? b + d2::dot_chunk : n;
+  d2::state st;
+  for (i64 l = b + threadIdx.x; l < e; l += d2::dot_chains)
+    d2::step(st, x[d2::element(l, n, incx)], y[d2::element(l, n, incy)]);
+  sh[threadIdx.x] = st;
+  __syncthreads();
+  for (int w = d2::dot_chains / 2; w >= 1; w /= 2) {  // the host engine's fold
+    if (static_cast<int>(threadIdx.x) < w) d2::merge(sh[threadIdx.x], sh[threadIdx.x + w]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) parts[blockIdx.x] = sh[0];
+}
+
+// Output o, chain g (blockIdx.y) of `groups`: terms [g len, (g + 1) len).
+__global__ void gemv_rows_kernel(i64 outputs, i64 terms, const double* a, i64 sl, const double* x, i64 incx,
+                                 i64 len, d2::state* partial) {
+  const i64 o = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x;
+  if (o >= outputs) return;
+  const i64 g = blockIdx.y, l0 = g * len, l1 = l0 + len < terms ? l0 + len : terms;
+  d2::state st;
+  for (i64 l = l0; l < l1; ++l) d2::step(st, a[o + l * sl], x[d2::element(l, terms, incx)]);
+  partial[g * outputs + o] = st;
+}
+
+struct gemv_out {
+  i64 outputs, terms;
+  double alpha, beta;
+  double* y;
+  i64 incy;
+  rounding mode;
+  unsigned char* flags;
+  unsigned long long* count;
+};
+
+// y_o decided from its state over `chains` chains, or flagged (y_o unchanged).
+__device__ void finish_output(const gemv_out& f, i64 o, const d2::state& s, int chains) {
+  double* yo = f.y + d2::element(o, f.outputs, f.incy);
+  double v;
+  if (d2::round_state(s, static_cast<double>(f.terms), chains, f.alpha, f.beta, f.beta == 0.0 ? 0.0 : *yo, f.mode,
+                      v)) {
+    *yo = v;
+  } else {
+    f.flags[o] = 1;
+    atomicAdd(f.count, 1ULL);
+  }
+}
+
+__global__ void gemv_rows_finish(const d2::state* partial, int groups, gemv_out f) {
+  const i64 o = blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x;
+  if (o >= f.outputs) return;
+  d2::state st[64];
+  for (int g = 0; g < groups; ++g) st[g] = partial[g * f.outputs + o];
+  for (int w = groups / 2; w >= 1; w /= 2)  // the host engine's fold
+    for (int k = 0; k < w; ++k) d2::merge(st[k], st[k + w]);
+  finish_output(f, o, st[0], groups);
+}
+
+// A warp per output: lanes interleaved over the contiguous terms.
+__global__ void gemv_cols_kernel(const double* a, i64 so, const double* x, i64 incx, gemv_out f) {
+  const i64 o = (blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x) / d2::col_chains;
+  const int lane = static_cast<int>(threadIdx.x % d2::col_chains);
+  if (o >= f.outputs) return;  // the whole warp
+  const double* line = a + o * so;
+  d2::state st;
+  for (i64 l = lane; l < f.terms; l += d2::col_chains) d2::step(st, line[l], x[d2::element(l, f.terms, incx)]);
+  for (int w = d2::col_chains / 2; w >= 1; w /= 2) {  // the host engine's fold: lane k takes lane k + w
+    d2::state other;
+    other.s = __shfl_down_sync(0xffffffffu, st.s, w);
+    other.c = __shfl_down_sync(0xffffffffu, st.c, w);
+    other.pa = __shfl_down_sync(0xffffffffu, st.pa, w);
+    if (lane < w) d2::merge(st, other);
+  }
+  if (lane == 0) finish_output(f, o, st, d2::col_chains);
+}
+
+// ------------------------------------------------------------ host side
+
+// Elements spanned by n elements with increment inc.
+i64 span(i64 n, i64 inc) { return n == 0 ? 0 : (n - 1) * (inc < 0 ? -inc : inc) + 1; }
+
+std::vector<double> to_host(const double* d, i64 count, cudaStream_t s) {
+  std::vector<double> h(static_cast<std::size_t>(count));
+  if (count > 0)
+    check(cudaMemcpyAsync(h.data(), d, sizeof(double) * h.size(), cudaMemcpyDeviceToHost, s), "cudaMemcpy");
+  check(cudaStreamSynchronize(s), "cudaMemcpy");
+  return h;
+}
+
+}  // namespace
+
+blas12_stats last_blas12_stats() noexcept { return stats_tls; }
+
+double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, std::int64_t incy, rounding mode) {
+  exala::detail::check_dot_arguments(n, x, incx, y, incy);
+  stats_tls = blas12_stats{};
+  const exec host{backend::simd, 0, mode};
+  if (n == 0) return exala::dot(0, nullptr, 1, nullptr, 1, host);
+  context& cx = ctx();
+  const std::lock_guard<std::mutex> lock(cx.mutex);
+  check(cudaSetDevice(cx.device), "cudaSetDevice");
+  const i64 chunks = (n + d2::dot_chunk - 1) / d2::dot_chunk;
+  device_buffer parts(sizeof(d2::state) * static_cast<std::size_t>(chunks), "cudaMalloc(dot chunks)");
+  dot_chunks_kernel<<<static_cast<unsigned>(chunks), d2::dot_chains, 0, cx.stream>>>(n, x, incx, y, incy,
+                                                                                    parts.as<d2::state>());
+  check(cudaGetLastError(), "dot_chunks_kernel");
+  std::vector<d2::state> h(static_cast<std::size_t>(chunks));
+  check(cudaMemcpyAsync(h.data(), parts.p, sizeof(d2::state) * h.size(), cudaMemcpyDeviceToHost, cx.stream),
+        "cudaMemcpy(dot chunks)");
+  check(cudaStreamSynchronize(cx.stream), "dot");
+  stats_tls.chains = d2::dot_chains;
+  double r;
+  if (d2::round_chunks(h.data(), chunks, n, mode, r)) return r;
+  stats_tls.host_outputs = 1;  // exactly, from host copies
+  const std::vector<double> hx = to_host(x, span(n, incx), cx.stream), hy = to_host(y, span(n, incy), cx.stream);
+  return exala::dot(n, hx.data(), incx, hy.data(), incy, host);
+}
+
+void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha, const double* a,
+          std::int64_t lda, const double* x, std::int64_t incx, double beta, double* y, std::int64_t incy,
+          rounding mode) {
+  exala::detail::check_gemv_arguments(lay, trans, m, n, alpha, a, lda, x, incx, y, incy);
+  stats_tls = blas12_stats{};
+  const d2::gemv_form f = d2::form_of(lay, trans, m, n, a, lda);
+  if (f.outputs == 0) return;
+  context& cx = ctx();
+  const std::lock_guard<std::mutex> lock(cx.mutex);
+  check(cudaSetDevice(cx.device), "cudaSetDevice");
+  const cudaStream_t s = cx.stream;
+  const i64 ny = span(f.outputs, incy);
+  if (alpha == 0.0 || f.terms == 0) {  // round(beta y): A and x not read (the front end's conventions)
+    std::vector<double> hy = to_host(y, ny, s);
+    exala::gemv(lay, trans, m, n, alpha, nullptr, lda, nullptr, incx, beta, hy.data(), incy,
+                exec{backend::simd, 0, mode});
+    check(cudaMemcpy(y, hy.data(), sizeof(double) * hy.size(), cudaMemcpyHostToDevice), "cudaMemcpy(y)");
+    return;
+  }
+  device_buffer flags(static_cast<std::size_t>(f.outputs), "cudaMalloc(flags)");
+  device_buffer count(sizeof(unsigned long long), "cudaMalloc(count)");
+  check(cudaMemsetAsync(flags.p, 0, static_cast<std::size_t>(f.outputs), s), "cudaMemset(flags)");
+  check(cudaMemsetAsync(count.p, 0, sizeof(unsigned long long), s), "cudaMemset(count)");
+  const gemv_out out{f.outputs, f.terms, alpha, beta, y, incy, mode, flags.as<unsigned char>(),
+                     count.as<unsigned long long>()};
+  const bool rows = f.so == 1;
+  const int groups = rows ? d2::row_groups(f.outputs, f.terms) : 0;
+  const device_buffer partial(sizeof(d2::state) * static_cast<std::size_t>(groups * f.outputs),
+                              "cudaMalloc(gemv states)");
+  if (rows) {
+    const i64 len = (f.terms + groups - 1) / groups;
+    const dim3 grid(static_cast<unsigned>(blocks_for(f.outputs, 128)), static_cast<unsigned>(groups));
+    gemv_rows_kernel<<<grid, 128, 0, s>>>(f.outputs, f.terms, f.a, f.sl, x, incx, len, partial.as<d2::state>());
+    check(cudaGetLastError(), "gemv_rows_kernel");
+    gemv_rows_finish<<<blocks_for(f.outputs, 128), 128, 0, s>>>(partial.as<d2::state>(), groups, out);
+    check(cudaGetLastError(), "gemv_rows_finish");
+    stats_tls.chains = groups;
+  } else {
+    gemv_cols_kernel<<<blocks_for(f.outputs * d2::col_chains, 256), 256, 0, s>>>(f.a, f.so, x, incx, out);
+    check(cudaGetLastError(), "gemv_cols_kernel");
+    stats_tls.chains = d2::col_chains;
+  }
+  unsigned long long undecided = 0;
+  check(cudaMemcpyAsync(&undecided, count.p, sizeof undecided, cudaMemcpyDeviceToHost, s), "cudaMemcpy(count)");
+  check(cudaStreamSynchronize(s), "gemv");
+  if (undecided == 0) return;
+  // The undecided outputs exactly: their lines of A, x and y_o from the device.
+  stats_tls.host_outputs = static_cast<i64>(undecided);
+  const std::vector<unsigned char> fl = [&] {
+    std::vector<unsigned char> v(static_cast<std::size_t>(f.outputs));
+    check(cudaMemcpy(v.data(), flags.p, v.size(), cudaMemcpyDeviceToHost), "cudaMemcpy(flags)");
+    return v;
+  }();
+  const std::vector<double> hx = to_host(x, span(f.terms, incx), s);
+  std::vector<double> line(static_cast<std::size_t>(f.terms));
+  for (i64 o = 0; o < f.outputs; ++o) {
+    if (!fl[static_cast<std::size_t>(o)]) continue;
+    const double* src = f.a + o * f.so;  // element l at src[l sl]
+    check(cudaMemcpy2D(line.data(), sizeof(double), src, sizeof(double) * static_cast<std::size_t>(f.sl),
+                       sizeof(double), static_cast<std::size_t>(f.terms), cudaMemcpyDeviceToHost),
+          "cudaMemcpy2D(A line)");
+    double* yo = y + d2::element(o, f.outputs, incy);
+    double v = 0.0;
+    check(cudaMemcpy(&v, yo, sizeof v, cudaMemcpyDeviceToHost), "cudaMemcpy(y)");
+    const d2::gemv_form one{1, f.terms, line.data(), 0, 1};
+    d2::gemv_output_exact(one, 0, alpha, hx.data(), incx, beta, &v, mode);
+    check(cudaMemcpy(yo, &v, sizeof v, cudaMemcpyHostToDevice), "cudaMemcpy(y)");
+  }
+}
+
+}  // namespace exala::cuda

@@ -1,0 +1,61 @@
+// gpu/cuda/src/cuda_context.hpp - what backend::cuda's routines share: the
+// process's stream and cuBLAS handle on the chosen device (EXALA_CUDA_DEVICE;
+// calls serialised by its mutex), device allocations freed on scope exit,
+// and grid sizes.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include "cuda_check.hpp"
+
+namespace exala::cuda::detail {
+
+// A device allocation, freed on scope exit.
+struct device_buffer {
+  void* p = nullptr;
+  device_buffer() = default;
+  explicit device_buffer(std::size_t bytes, const char* what) {
+    if (bytes > 0) check(cudaMalloc(&p, bytes), what);
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  ~device_buffer() {
+    if (p) cudaFree(p);
+  }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p);
+  }
+};
+
+struct context {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  std::mutex mutex;
+};
+
+// Created on first use (exala::error when there is no device; the next call
+// tries again); lives for the process (CUDA tears down at exit).
+inline context& ctx() {
+  static context* c = [] {
+    auto* x = new context;
+    x->device = chosen_device();
+    check(cudaSetDevice(x->device), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    check(cublasCreate(&x->blas), "cublasCreate");
+    check(cublasSetStream(x->blas, x->stream), "cublasSetStream");
+    check(cublasSetPointerMode(x->blas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    return x;
+  }();
+  return *c;
+}
+
+inline int blocks_for(std::int64_t n, int threads) { return static_cast<int>((n + threads - 1) / threads); }
+
+}  // namespace exala::cuda::detail
