@@ -37,9 +37,15 @@ if want blas; then
   timeout 300 "$BIN/exala-bench-gpu" blas --n-dot 134217728 --n-gemv 32768 --n-trsv 32768 --n-gemm 8192 \
     --reps 3 | tee "$OUT/gpu_blas.csv"
 fi
-if [ "$WHAT" = table ]; then  # issue 18's table in one exala-bench-gpu run
-  EXALA_CUDA_GEMM_PROFILE=1 timeout 560 "$BIN/exala-bench-gpu" table --reps 3 \
-    > "$OUT/gpu_table.csv" 2> "$OUT/gpu_table.log"; cat "$OUT/gpu_table.csv" "$OUT/gpu_table.log"
+if [ "$WHAT" = table ]; then  # issue 18's table in one exala-bench-gpu run, then the profiles
+  timeout 420 "$BIN/exala-bench-gpu" table --reps 3 > "$OUT/gpu_table.csv" 2> "$OUT/gpu_table.log"
+  cat "$OUT/gpu_table.csv" "$OUT/gpu_table.log"
+  # per-phase times (each phase synchronised, so slower than the table's run)
+  EXALA_CUDA_GEMM_PROFILE=1 timeout 120 "$BIN/exala-bench-gpu" gemm --n-gemm 8192 --reps 1 \
+    > /dev/null 2> "$OUT/gpu_gemm_profile.log"
+  EXALA_CUDA_STRIPE_PROFILE=1 timeout 150 "$BIN/exala-bench-gpu" lu --n 32768 --reps 1 \
+    > /dev/null 2> "$OUT/gpu_lu_profile.log"
+  cat "$OUT/gpu_gemm_profile.log" "$OUT/gpu_lu_profile.log"
 fi
 if want gemm; then  # issue 18: backend::cuda's exact gemm vs cublasDgemm, n = 8192, uniform and wide data
   EXALA_CUDA_GEMM_PROFILE=1 timeout 300 "$BIN/exala-bench-gpu" gemm --n-gemm 8192 --reps 3 \

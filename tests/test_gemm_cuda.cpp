@@ -145,6 +145,16 @@ BOOST_AUTO_TEST_CASE(specials_and_exact_zeros_finish_on_the_host) {
 
 BOOST_AUTO_TEST_CASE(bad_arguments_are_named) {
   double x = 0;
+  // A host pointer where device memory is expected: refused by name, and
+  // the context stays usable.
+  std::vector<double> h(16, 1.0);
+  BOOST_CHECK_EXCEPTION(exala::cuda::gemm(layout::col_major, transpose::none, transpose::none, 4, 4, 4, 1.0,
+                                          h.data(), 4, h.data(), 4, 0.0, h.data(), 4),
+                        exala::invalid_argument,
+                        [](const exala::invalid_argument& e) { return std::string(e.what()).find("host memory") != std::string::npos; });
+  rng_t r(43);
+  BOOST_TEST(run_case({layout::col_major, transpose::none, transpose::none, 9, 8, 7, 1.0, 0.0, data::uniform,
+                       rounding::to_nearest_even}, r) == 0);
   BOOST_CHECK_EXCEPTION(exala::cuda::gemm(layout::col_major, transpose::none, transpose::none, 4, 4, 4, 1.0, &x, 2,
                                           &x, 4, 0.0, &x, 4),
                         exala::invalid_argument,

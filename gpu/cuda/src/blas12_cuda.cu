@@ -154,6 +154,8 @@ double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, 
   stats_tls = blas12_stats{};
   const exec host{backend::simd, 0, mode};
   if (n == 0) return exala::dot(0, nullptr, 1, nullptr, 1, host);
+  detail::check_device_pointer("x", x);
+  detail::check_device_pointer("y", y);
   context& cx = ctx();
   const std::lock_guard<std::mutex> lock(cx.mutex);
   check(cudaSetDevice(cx.device), "cudaSetDevice");
@@ -181,6 +183,11 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
   stats_tls = blas12_stats{};
   const d2::gemv_form f = d2::form_of(lay, trans, m, n, a, lda);
   if (f.outputs == 0) return;
+  detail::check_device_pointer("y", y);
+  if (alpha != 0.0 && f.terms > 0) {
+    detail::check_device_pointer("a", a);
+    detail::check_device_pointer("x", x);
+  }
   context& cx = ctx();
   const std::lock_guard<std::mutex> lock(cx.mutex);
   check(cudaSetDevice(cx.device), "cudaSetDevice");

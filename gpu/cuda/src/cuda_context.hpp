@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "cuda_check.hpp"
+#include "exala/error.hpp"
 
 namespace exala::cuda::detail {
 
@@ -57,5 +58,20 @@ inline context& ctx() {
 }
 
 inline int blocks_for(std::int64_t n, int threads) { return static_cast<int>((n + threads - 1) / threads); }
+
+// The device-pointer APIs take memory the device can address (cudaMalloc,
+// cudaMallocManaged, pinned host memory); a plain host pointer would fault
+// in a kernel and leave the context unusable, so it is refused by name.
+inline void check_device_pointer(const char* name, const void* p) {
+  if (p == nullptr) return;  // the argument checks decide whether null is allowed
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();  // not sticky: clear it
+    throw exala::invalid_argument(name, "is not a pointer the CUDA runtime knows");
+  }
+  if (attr.type == cudaMemoryTypeUnregistered)
+    throw exala::invalid_argument(name, "is host memory the device cannot address (pass cudaMalloc'd, managed "
+                                        "or pinned memory, or use exala::gemm with backend::cuda for host data)");
+}
 
 }  // namespace exala::cuda::detail

@@ -14,6 +14,9 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdio>
+#include <utility>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -35,6 +38,63 @@ using i64 = std::int64_t;
 using detail::check;
 using detail::chosen_device;
 
+// EXALA_CUDA_STRIPE_PROFILE=1: the device time of each kind of call (timing
+// events around it on the compute stream), the gemm rate, and the host time
+// spent blocked in synchronisations, printed to stderr when the engine goes
+// away: where the in-core LU loses against cusolverDnDgetrf (issue 18).
+class call_profile {
+ public:
+  enum kind { gemm, trsm, getrf, laswp, kinds };
+  bool on = std::getenv("EXALA_CUDA_STRIPE_PROFILE") != nullptr;
+
+  // Events around one call of kind k on stream s (no-ops when off).
+  struct span {
+    call_profile* p;
+    kind k;
+    cudaStream_t s;
+    cudaEvent_t b = nullptr;
+    span(call_profile* prof, kind kk, cudaStream_t ss) : p(prof), k(kk), s(ss) {
+      if (p->on && cudaEventCreate(&b) == cudaSuccess) cudaEventRecord(b, s);
+    }
+    ~span() {
+      cudaEvent_t e = nullptr;
+      if (b && cudaEventCreate(&e) == cudaSuccess) {
+        cudaEventRecord(e, s);
+        p->spans[k].emplace_back(b, e);
+      }
+    }
+  };
+  // Host time blocked in f().
+  template <class F>
+  void blocked(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    if (on) host_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  void add_flops(double f) { gemm_flops += f; }
+  void report() {
+    if (!on) return;
+    static const char* names[kinds] = {"gemm", "trsm", "getrf", "laswp"};
+    double ms[kinds] = {};
+    for (int k = 0; k < kinds; ++k)
+      for (auto& [b, e] : spans[k]) {
+        float t = 0;
+        if (cudaEventSynchronize(e) == cudaSuccess && cudaEventElapsedTime(&t, b, e) == cudaSuccess) ms[k] += t;
+        cudaEventDestroy(b);
+        cudaEventDestroy(e);
+      }
+    std::fprintf(stderr, "exala cuda stripe engine profile:");
+    for (int k = 0; k < kinds; ++k)
+      std::fprintf(stderr, " %s %zu calls %.1f ms;", names[k], spans[k].size(), ms[k]);
+    std::fprintf(stderr, " gemm %.1f TFLOP/s; host blocked in synchronisations %.1f ms\n",
+                 ms[gemm] > 0 ? gemm_flops / (ms[gemm] * 1e-3) * 1e-12 : 0.0, host_ms);
+  }
+
+ private:
+  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> spans[kinds];
+  double gemm_flops = 0, host_ms = 0;
+};
+
 class cuda_engine final : public st::device_engine {
  public:
   explicit cuda_engine(int threads) : threads_(threads) {
@@ -54,6 +114,7 @@ class cuda_engine final : public st::device_engine {
   }
   ~cuda_engine() override {
     for (auto s : streams_) cudaStreamSynchronize(s);
+    prof_.report();
     for (void* p : pinned_) cudaHostUnregister(p);
     cudaFree(work_);
     cudaFree(ipiv32_);
@@ -73,6 +134,8 @@ class cuda_engine final : public st::device_engine {
                 i64 ldc) override {
     if (m <= 0 || n <= 0 || k <= 0) return;
     const double minus_one = -1.0, one = 1.0;
+    const call_profile::span t(&prof_, call_profile::gemm, streams_[compute]);
+    prof_.add_flops(2.0 * double(m) * double(n) * double(k));
     check(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_N, int(m), int(n), int(k), &minus_one, a, int(lda), b,
                       int(ldb), &one, c, int(ldc)),
           "cublasDgemm");
@@ -80,6 +143,7 @@ class cuda_engine final : public st::device_engine {
   void trsm_right_upper(i64 m, i64 k, const double* u, i64 ldu, double* b, i64 ldb) override {
     if (m <= 0 || k <= 0) return;
     const double one = 1.0;
+    const call_profile::span t(&prof_, call_profile::trsm, streams_[compute]);
     check(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
                       int(m), int(k), &one, u, int(ldu), b, int(ldb)),
           "cublasDtrsm");
@@ -87,6 +151,7 @@ class cuda_engine final : public st::device_engine {
   void trsm_left_lower_unit(i64 k, i64 n, const double* l, i64 ldl, double* b, i64 ldb) override {
     if (k <= 0 || n <= 0) return;
     const double one = 1.0;
+    const call_profile::span t(&prof_, call_profile::trsm, streams_[compute]);
     check(cublasDtrsm(blas_, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_UNIT, int(k),
                       int(n), &one, l, int(ldl), b, int(ldb)),
           "cublasDtrsm");
@@ -94,6 +159,7 @@ class cuda_engine final : public st::device_engine {
   void trsm_left_upper(i64 k, i64 n, const double* u, i64 ldu, double* b, i64 ldb) override {
     if (k <= 0 || n <= 0) return;
     const double one = 1.0;
+    const call_profile::span t(&prof_, call_profile::trsm, streams_[compute]);
     check(cublasDtrsm(blas_, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,
                       int(k), int(n), &one, u, int(ldu), b, int(ldb)),
           "cublasDtrsm");
@@ -110,7 +176,10 @@ class cuda_engine final : public st::device_engine {
     }
     const i64 k = std::min(m, n);
     grow_ipiv(k);
-    check(cusolverDnDgetrf(solver_, int(m), int(n), a, int(lda), work_, ipiv32_, info_), "cusolverDnDgetrf");
+    {
+      const call_profile::span t(&prof_, call_profile::getrf, streams_[compute]);
+      check(cusolverDnDgetrf(solver_, int(m), int(n), a, int(lda), work_, ipiv32_, info_), "cusolverDnDgetrf");
+    }
     std::vector<int> piv(static_cast<std::size_t>(k));
     int info = 0;
     check(cudaMemcpyAsync(piv.data(), ipiv32_, std::size_t(k) * sizeof(int), cudaMemcpyDeviceToHost,
@@ -118,7 +187,7 @@ class cuda_engine final : public st::device_engine {
           "cudaMemcpyAsync(pivots)");
     check(cudaMemcpyAsync(&info, info_, sizeof(int), cudaMemcpyDeviceToHost, streams_[compute]),
           "cudaMemcpyAsync(info)");
-    check(cudaStreamSynchronize(streams_[compute]), "getrf");
+    prof_.blocked([&] { check(cudaStreamSynchronize(streams_[compute]), "getrf"); });
     for (i64 i = 0; i < k; ++i) ipiv[i] = piv[std::size_t(i)] - 1;
     return info > 0 ? info : 0;
   }
@@ -129,6 +198,7 @@ class cuda_engine final : public st::device_engine {
     check(cudaMemcpyAsync(ipiv64_ + k1, ipiv + k1, std::size_t(k2 - k1) * sizeof(i64), cudaMemcpyHostToDevice,
                           streams_[compute]),
           "cudaMemcpyAsync(pivots)");
+    const call_profile::span t(&prof_, call_profile::laswp, streams_[compute]);
     check(launch_laswp(streams_[compute], ncols, a, lda, k1, k2, ipiv64_), "laswp kernel launch");
   }
   void read_diagonal(const double* a, i64 lda, i64 k, double* out) override {
@@ -193,9 +263,13 @@ class cuda_engine final : public st::device_engine {
   void wait(queue q, event e) override {
     check(cudaStreamWaitEvent(streams_[q], events_[std::size_t(e)], 0), "cudaStreamWaitEvent");
   }
-  void sync(event e) override { check(cudaEventSynchronize(events_[std::size_t(e)]), "cudaEventSynchronize"); }
+  void sync(event e) override {
+    prof_.blocked([&] { check(cudaEventSynchronize(events_[std::size_t(e)]), "cudaEventSynchronize"); });
+  }
   void sync_all() override {
-    for (auto s : streams_) check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    prof_.blocked([&] {
+      for (auto s : streams_) check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    });
   }
 
  private:
@@ -227,6 +301,7 @@ class cuda_engine final : public st::device_engine {
   int* info_ = nullptr;
   std::mutex mutex_;
   std::set<void*> pinned_;
+  call_profile prof_;
 };
 
 }  // namespace

@@ -373,6 +373,11 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   exala::detail::check_gemm_arguments(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
   stats_tls = gemm_stats{};
   if (m == 0 || n == 0) return;
+  detail::check_device_pointer("c", c);
+  if (alpha != 0.0 && k > 0) {
+    detail::check_device_pointer("a", a);
+    detail::check_device_pointer("b", b);
+  }
   // Column-major form (a row-major C is the column-major C^T = op(B)^T op(A)^T).
   const bool at = ta == transpose::trans, bt = tb == transpose::trans;
   const oz::gemm_args g = lay == layout::col_major
