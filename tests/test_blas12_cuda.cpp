@@ -21,6 +21,7 @@
 #include "exala/blas2.hpp"
 #include "exala/cuda.hpp"
 #include "exala/detail/dot2_hd.hpp"
+#include "cuda_test_common.hpp"
 #include "test_common.hpp"
 
 using namespace exala_test;
@@ -30,21 +31,6 @@ using exala::rounding;
 using exala::transpose;
 
 namespace {
-
-struct device_vec {
-  double* p = nullptr;
-  std::size_t n = 0;
-  explicit device_vec(const std::vector<double>& h) : n(h.size()) {
-    BOOST_REQUIRE(cudaMalloc(&p, sizeof(double) * (n ? n : 1)) == cudaSuccess);
-    if (n) BOOST_REQUIRE(cudaMemcpy(p, h.data(), sizeof(double) * n, cudaMemcpyHostToDevice) == cudaSuccess);
-  }
-  ~device_vec() { cudaFree(p); }
-  std::vector<double> get() const {
-    std::vector<double> h(n);
-    if (n) BOOST_REQUIRE(cudaMemcpy(h.data(), p, sizeof(double) * n, cudaMemcpyDeviceToHost) == cudaSuccess);
-    return h;
-  }
-};
 
 enum class data { uniform, cancel, specials };
 

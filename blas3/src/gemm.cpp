@@ -383,9 +383,9 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   // column-major C^T = alpha op(B)^T op(A)^T + beta C^T on the same memory.
   problem p{};
   if (col) {
-    p = problem{m, n, k, alpha, a, lda, at, b, ldb, bt, beta, c, ldc, ex.mode};
+    p = problem{{m, n, k, alpha, a, lda, at, b, ldb, bt, beta, c, ldc, ex.mode}};
   } else {
-    p = problem{n, m, k, alpha, b, ldb, bt, a, lda, at, beta, c, ldc, ex.mode};
+    p = problem{{n, m, k, alpha, b, ldb, bt, a, lda, at, beta, c, ldc, ex.mode}};
   }
 
   if (!reads_ab) {  // alpha == 0 or k == 0: round(beta * C), one product
@@ -411,7 +411,7 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
     return;
   }
   if (ex.backend == backend::cuda) {  // the 8-bit Ozaki-II engine on the GPU (exala::gpu_cuda), same bits
-    exala::detail::require_cuda_blas3_hooks("gemm").gemm(ozaki8_args(p));
+    exala::detail::require_cuda_blas3_hooks("gemm").gemm(p);
     return;
   }
   if (ex.backend == backend::reference) {
@@ -420,7 +420,7 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
     return;
   }
   if (detail::ozaki8::host_engine()) {  // tests: the GPU's decomposition, on the host
-    exala::detail::ozaki8::gemm_host(ozaki8_args(p));
+    exala::detail::ozaki8::gemm_host(p);
     return;
   }
   // A bad EXALA_SIMD throws here, before any parallel region.

@@ -368,32 +368,10 @@ void add_truncation_bound(const line_scale& si, const line_scale& sj, double& er
 // ------------------------------------------------------------ operands
 
 // Per row of op(A) (column of op(B)): the exponent range of its finite
-// nonzero entries, and whether it holds inf or NaN.
-struct line_info {
-  int emax = INT_MIN;  // floor(log2 |x|) of the largest entry
-  int low = INT_MAX;   // weight of the lowest set bit over the entries
-  double abs_sum = 0;  // fl(sum |x|) in some order (a truncation bound, see norm_exp)
-  bool special = false;
-  bool nonzero() const noexcept { return emax != INT_MIN; }
-};
-
-inline void scan_value(double x, line_info& li) noexcept {
-  const u64 bits = std::bit_cast<u64>(x);
-  const int ex = static_cast<int>((bits >> 52) & 0x7ff);
-  const u64 frac = bits & ((u64{1} << 52) - 1);
-  if (ex == 0x7ff) {
-    li.special = true;
-    return;
-  }
-  if (ex == 0 && frac == 0) return;
-  const u64 mant = frac | (u64{ex != 0} << 52);
-  const int e0 = (ex != 0 ? ex : 1) - 1075;  // |x| = mant 2^e0
-  const int lo = e0 + std::countr_zero(mant);
-  const int hi = e0 + 63 - std::countl_zero(mant);
-  if (hi > li.emax) li.emax = hi;
-  if (lo < li.low) li.low = lo;
-  li.abs_sum += std::fabs(x);
-}
+// nonzero entries, and whether it holds inf or NaN (one copy with the 8-bit
+// engines: exala/detail/ozaki8.hpp).
+using ozaki8::line_info;
+using ozaki8::scan_value;
 
 // Lines [q0, q1) of a matrix whose line q, element l lives at
 // base[q * ld + l] (contiguous lines) or base[q + l * ld].
@@ -512,11 +490,7 @@ inline void convert(double x, const line_scale& s, bool two_limbs, double& hi, d
 
 // ------------------------------------------------------------------ plan
 
-int ceil_log2(std::int64_t k) {
-  int c = 0;
-  while ((std::int64_t{1} << c) < k) ++c;
-  return c;
-}
+using ozaki8::ceil_log2;
 
 struct plan {
   int moduli = 1;
@@ -739,8 +713,8 @@ void gemm_crt(const problem& p, int threads, long long block, const kernel_set_t
   // 2. The scaled integer operands.
   std::vector<line_scale> rs(static_cast<std::size_t>(m)), cs(static_cast<std::size_t>(n));
   const int clog2k = ceil_log2(k);
-  for (std::int64_t i = 0; i < m; ++i) rs[i] = scale_of(rows[i], pl.wa, k, clog2k);
-  for (std::int64_t j = 0; j < n; ++j) cs[j] = scale_of(cols[j], pl.wb, k, clog2k);
+  for (std::int64_t i = 0; i < m; ++i) rs[i] = gemm3::scale_of(rows[i], pl.wa, k, clog2k);
+  for (std::int64_t j = 0; j < n; ++j) cs[j] = gemm3::scale_of(cols[j], pl.wb, k, clog2k);
   const bool two_a = pl.wa > 53, two_b = pl.wb > 53;
   // Fast conversion (two exact multiplications per element) when every line
   // is one-limb and untruncated, and none holds inf or NaN (zero lines have

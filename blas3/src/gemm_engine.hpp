@@ -38,34 +38,13 @@ inline std::vector<double> scratch(const char* name, std::int64_t a, std::int64_
   return std::vector<double>(static_cast<std::size_t>(checked_count(name, a, b)));
 }
 
-// C = alpha op(A) op(B) + beta C in column-major form (a row-major call is
-// the transposed column-major one): op(A)(i, l) = ta ? a[l + i lda] :
-// a[i + l lda], op(B)(l, j) = tb ? b[j + l ldb] : b[l + j ldb].
-// The front end has handled m == 0, n == 0, k == 0 and alpha == 0.
-struct problem {
-  std::int64_t m, n, k;
-  double alpha;
-  const double* a;
-  std::int64_t lda;
-  bool ta;
-  const double* b;
-  std::int64_t ldb;
-  bool tb;
-  double beta;
-  double* c;
-  std::int64_t ldc;
-  rounding mode;
-  // Unrounded output (gemm_crt only; alpha == 1, beta == 0, the front end's
-  // special cases not applied): with c_lo set, entry (i, j) of S is written
-  // as hi = c[i + j ldc], lo = c_lo[...], err = c_err[...] (same ldc) with
-  // |S_ij - hi - lo| <= err, hi = fl(hi + lo): each a correct rounding to
-  // nearest of the exact value or of what is left of it, plus the
-  // truncation bound of a wide row or column. err is NaN for an entry whose
-  // row or column holds inf or NaN and inf where hi overflows: the caller
-  // forms those exactly. (Blocked trsm's numerators.)
-  double* c_lo = nullptr;
-  double* c_err = nullptr;
-
+// C = alpha op(A) op(B) + beta C in column-major form, the fields of
+// ozaki8::gemm_args (exala/detail/ozaki8_engine.hpp; every engine takes this
+// form). The front end has handled m == 0, n == 0, k == 0 and alpha == 0.
+// gemm_crt's unrounded output (c_lo): each of hi and lo a correct rounding
+// to nearest of the exact value or of what is left of it, plus the
+// truncation bound of a wide row or column; err inf where hi overflows.
+struct problem : ozaki8::gemm_args {
   double opa(std::int64_t i, std::int64_t l) const noexcept {
     return ta ? a[l + i * lda] : a[i + l * lda];
   }
@@ -73,11 +52,6 @@ struct problem {
     return tb ? b[j + l * ldb] : b[l + j * ldb];
   }
 };
-
-// The same problem for the 8-bit Ozaki-II engines (host and CUDA).
-inline ozaki8::gemm_args ozaki8_args(const problem& p) {
-  return {p.m, p.n, p.k, p.alpha, p.a, p.lda, p.ta, p.b, p.ldb, p.tb, p.beta, p.c, p.ldc, p.mode, p.c_lo, p.c_err};
-}
 
 // The IEEE zero sign of S_ij as the accumulator rounds an exact zero: -0 if
 // every product is -0, +0 if every product is +0, else +0 (-0 downward); a

@@ -23,12 +23,6 @@ namespace exala::detail::ozaki8 {
 
 namespace {
 
-int ceil_log2(std::int64_t k) {
-  int c = 0;
-  while ((std::int64_t{1} << c) < k) ++c;
-  return c;
-}
-
 // Little-endian 32-bit limbs of a product of moduli.
 struct big {
   u32 l[limbs + 1] = {};
@@ -130,7 +124,7 @@ crt_plan make_plan(int pa, int pb, std::int64_t k) {
 }
 
 void finish_exact(const gemm_args& g, const std::int64_t* entries, std::int64_t count) {
-  const gemm3::problem p{g.m, g.n, g.k, g.alpha, g.a, g.lda, g.ta, g.b, g.ldb, g.tb, g.beta, g.c, g.ldc, g.mode};
+  const gemm3::problem p{g};
   for (std::int64_t e = 0; e < count; ++e) gemm3::entry_finish(p, entries[e] % g.m, entries[e] / g.m);
 }
 

@@ -152,9 +152,9 @@ void blocked_trsm(const canonical& s, const exec& ex) {
       p.c_lo = plo;
       p.c_err = perr;
       if (ex.backend == backend::cuda)  // the numerators on the GPU (exala::gpu_cuda)
-        exala::detail::require_cuda_blas3_hooks("trsm").gemm(ozaki8_args(p));
+        exala::detail::require_cuda_blas3_hooks("trsm").gemm(p);
       else if (exala::detail::ozaki8::host_engine())  // tests: the GPU's decomposition on the host
-        exala::detail::ozaki8::gemm_host(ozaki8_args(p));
+        exala::detail::ozaki8::gemm_host(p);
       else
         gemm_crt(p, threads, ex.block, ks);
     } else {

@@ -61,6 +61,12 @@ inline constexpr i64 k_chunk = 131056;  // 16 * 8191; k_chunk * 128^2 < 2^31
 static_assert(k_chunk * 128 * 128 < (i64{1} << 31), "int32 residue sums would overflow");
 static_assert(k_chunk % k_align == 0, "chunks keep the padding");
 
+EXALA_HD constexpr int ceil_log2(i64 k) noexcept {
+  int c = 0;
+  while ((i64{1} << c) < k) ++c;
+  return c;
+}
+
 // ------------------------------------------------------------------ moduli
 
 constexpr int gcd_of(int a, int b) {
@@ -110,11 +116,13 @@ struct crt_plan {
 
 // Per row of op(A) (column of op(B)): the exponent range of its finite
 // nonzero entries, and whether it holds inf or NaN.
+// (Also gemm_crt's scan.)
 struct line_info {
-  int emax = INT_MIN;   // floor(log2 |x|) of the largest entry
-  int low = INT_MAX;    // weight of the lowest set bit over the entries
-  double abs_sum = 0;   // fl(sum |x|) in element order (a truncation bound)
-  int special = 0;      // an entry is inf or NaN
+  int emax = INT_MIN;    // floor(log2 |x|) of the largest entry
+  int low = INT_MAX;     // weight of the lowest set bit over the entries
+  double abs_sum = 0;    // fl(sum |x|) in element order (a truncation bound)
+  bool special = false;  // an entry is inf or NaN
+  EXALA_HD bool nonzero() const noexcept { return emax != INT_MIN; }
 };
 
 EXALA_HD inline void scan_value(double x, line_info& li) noexcept {
@@ -122,7 +130,7 @@ EXALA_HD inline void scan_value(double x, line_info& li) noexcept {
   const int ex = static_cast<int>((bits >> 52) & 0x7ff);
   const u64 frac = bits & ((u64{1} << 52) - 1);
   if (ex == 0x7ff) {
-    li.special = 1;
+    li.special = true;
     return;
   }
   if (ex == 0 && frac == 0) return;
@@ -153,7 +161,7 @@ struct line_scale {
 // order (fl(sum |x|) >= half the exact sum for k <= 2^50).
 EXALA_HD inline line_scale scale_of(const line_info& li, int width, i64 k, int clog2k) noexcept {
   line_scale s;
-  s.special = li.special != 0;
+  s.special = li.special;
   if (li.special || li.emax == INT_MIN) return s;
   s.skip = false;
   const int top = li.emax + 1 - width;

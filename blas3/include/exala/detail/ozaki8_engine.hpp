@@ -13,9 +13,11 @@
 
 namespace exala::detail::ozaki8 {
 
-// C = alpha op(A) op(B) + beta C in column-major form: op(A)(i, l) =
-// ta ? a[l + i lda] : a[i + l lda], op(B)(l, j) = tb ? b[j + l ldb] :
-// b[l + j ldb]; m, n, k > 0, alpha != 0 (the front ends take the rest).
+// C = alpha op(A) op(B) + beta C in column-major form (a row-major call is
+// the transposed column-major one): op(A)(i, l) = ta ? a[l + i lda] :
+// a[i + l lda], op(B)(l, j) = tb ? b[j + l ldb] : b[l + j ldb]; m, n, k > 0,
+// alpha != 0 (the front ends take the rest). Also the CPU engine's form
+// (gemm3::problem adds element access).
 struct gemm_args {
   std::int64_t m, n, k;
   double alpha;
@@ -29,10 +31,11 @@ struct gemm_args {
   double* c;
   std::int64_t ldc;
   rounding mode;
-  // Unrounded output (alpha == 1, beta == 0; blocked trsm's numerators), as
-  // gemm_crt's problem::c_lo: S_ij as hi = c[i + j ldc], lo = c_lo[...],
-  // err = c_err[...] with |S_ij - hi - lo| <= err, err NaN where the caller
-  // must form the entry exactly (ozaki8::unrounded_entry).
+  // Unrounded output (alpha == 1, beta == 0, the front end's special cases
+  // not applied; blocked trsm's numerators): S_ij as hi = c[i + j ldc], lo =
+  // c_lo[...], err = c_err[...] with |S_ij - hi - lo| <= err and hi =
+  // fl(hi + lo); err NaN where the caller must form the entry exactly (a row
+  // or column holding inf or NaN, or out of an engine's range).
   double* c_lo = nullptr;
   double* c_err = nullptr;
 };
