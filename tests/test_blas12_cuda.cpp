@@ -74,6 +74,20 @@ BOOST_AUTO_TEST_CASE(dot_sizes_strides_data_modes) {
         }
 }
 
+BOOST_AUTO_TEST_CASE(sum_asum_nrm2) {
+  rng_t r(63);
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, 3 * d2::dot_chunk + 1})
+    for (std::int64_t inc : {1, -2})
+      for (data d : {data::uniform, data::cancel, data::specials})
+        for (rounding md : {rounding::to_nearest_even, rounding::downward}) {
+          const std::vector<double> x = make(static_cast<std::size_t>((n - 1) * std::abs(inc) + 1), d, r);
+          const device_vec dx(x);
+          BOOST_TEST(same_bits(exala::cuda::sum(n, dx.p, inc, md), exala::sum(n, x.data(), inc, reference(md))));
+          BOOST_TEST(same_bits(exala::cuda::asum(n, dx.p, inc, md), exala::asum(n, x.data(), inc, reference(md))));
+          BOOST_TEST(same_bits(exala::cuda::nrm2(n, dx.p, inc, md), exala::nrm2(n, x.data(), inc, reference(md))));
+        }
+}
+
 BOOST_AUTO_TEST_CASE(gemv_both_decompositions) {
   rng_t r(67);
   const std::int64_t shapes[][2] = {{1, 1}, {7, 300}, {300, 7}, {1000, 130}, {40000, 12}, {129, 4097}};

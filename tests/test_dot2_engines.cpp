@@ -63,7 +63,7 @@ BOOST_AUTO_TEST_CASE(dot_across_chunks_strides_and_data) {
           }
         for (rounding md : modes) {
           d2::run_stats st;
-          const double got = d2::dot_host(n, x.data(), inc, y.data(), -inc, md, &st);
+          const double got = d2::reduce_host(d2::reduction::dot, n, x.data(), inc, y.data(), -inc, md, &st);
           exala::exec e = ref;
           e.mode = md;
           const double want = exala::dot(n, x.data(), inc, y.data(), -inc, e);
@@ -86,9 +86,38 @@ BOOST_AUTO_TEST_CASE(dot_cancellation_takes_the_exact_path) {
   }
   x[5] = 0x1p-60;  // the exact result: 2^-60 y[5] - x[4] y[4] ... tiny against the terms
   d2::run_stats st;
-  const double got = d2::dot_host(n, x.data(), 1, y.data(), 1, rounding::to_nearest_even, &st);
+  const double got = d2::reduce_host(d2::reduction::dot, n, x.data(), 1, y.data(), 1, rounding::to_nearest_even, &st);
   BOOST_TEST(same_bits(got, exala::dot(n, x.data(), 1, y.data(), 1, ref)));
   BOOST_TEST(st.exact == 1);
+}
+
+BOOST_AUTO_TEST_CASE(sum_asum_nrm2_across_chunks_and_data) {
+  rng_t r(55);
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{300}, d2::dot_chunk + 1, 2 * d2::dot_chunk + 3})
+    for (std::int64_t inc : {1, -3})
+      for (data d : {data::uniform, data::cancel, data::ints, data::specials}) {
+        std::vector<double> x = make(static_cast<std::size_t>((n - 1) * std::abs(inc) + 1), d, r);
+        if (d == data::cancel)  // exact cancellation for sum (asum and nrm2 keep their size)
+          for (std::size_t i = 0; i + 1 < x.size(); i += 2) x[i + 1] = -x[i];
+        if (d == data::ints && n > 2) {  // huge and tiny entries: nrm2's squares overflow / underflow
+          x[0] = 0x1p600;
+          x[x.size() - 1] = 0x1p-600;
+        }
+        for (rounding md : modes) {
+          exala::exec e = ref;
+          e.mode = md;
+          const d2::reduction kinds[] = {d2::reduction::sum, d2::reduction::asum, d2::reduction::nrm2};
+          const double want[] = {exala::sum(n, x.data(), inc, e), exala::asum(n, x.data(), inc, e),
+                                 exala::nrm2(n, x.data(), inc, e)};
+          for (int k = 0; k < 3; ++k) {
+            d2::run_stats st;
+            const double got = d2::reduce_host(kinds[k], n, x.data(), inc, nullptr, 0, md, &st);
+            BOOST_TEST(same_bits(got, want[k]), "kind " << k << " n=" << n << " inc=" << inc << " data=" << int(d)
+                                                        << ": got " << hex(got) << ", reference " << hex(want[k]));
+            if (d == data::uniform && n > 1) BOOST_TEST(st.exact == 0);
+          }
+        }
+      }
 }
 
 BOOST_AUTO_TEST_CASE(gemv_every_form) {

@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "exala/blas1.hpp"
+#include "exala/detail/round_bounded.hpp"
 #include "exala/exact_ops.hpp"
 #include "exala/superaccumulator.hpp"
 
 namespace exala::detail::dot2 {
 
-bool round_chunks(const state* parts, std::int64_t chunks, std::int64_t n, rounding mode, double& out) {
+bool round_chunks(const state* parts, std::int64_t chunks, std::int64_t n, reduction r, rounding mode,
+                  double& out) {
   superaccumulator acc;
   double e = 0.0;
   for (std::int64_t c = 0; c < chunks; ++c) {
@@ -32,6 +34,7 @@ bool round_chunks(const state* parts, std::int64_t chunks, std::int64_t n, round
   acc.add(-hi);
   const double lo = acc.round(rounding::to_nearest_even);
   const double err = 2.0 * e + std::fabs(lo) * 0x1p-52 + 0x1p-1073;
+  if (r == reduction::nrm2) return round_bounded_sqrt(bounded{hi, lo, err}, mode, out);
   return hd::round_bounded(hi, lo, err, mode, out);
 }
 
@@ -63,8 +66,20 @@ state fold(std::vector<state>& st) {
 
 }  // namespace
 
-double dot_host(std::int64_t n, const double* x, std::int64_t incx, const double* y, std::int64_t incy,
-                rounding mode, run_stats* st) {
+double reduce_exact(reduction r, std::int64_t n, const double* x, std::int64_t incx, const double* y,
+                    std::int64_t incy, rounding mode) {
+  const exec ex{backend::simd, 0, mode};
+  switch (r) {
+    case reduction::dot: return exala::dot(n, x, incx, y, incy, ex);
+    case reduction::sum: return exala::sum(n, x, incx, ex);
+    case reduction::asum: return exala::asum(n, x, incx, ex);
+    case reduction::nrm2: return exala::nrm2(n, x, incx, ex);
+  }
+  return 0.0;
+}
+
+double reduce_host(reduction r, std::int64_t n, const double* x, std::int64_t incx, const double* y,
+                   std::int64_t incy, rounding mode, run_stats* st) {
   if (st) *st = run_stats{};
   const std::int64_t chunks = (n + dot_chunk - 1) / dot_chunk;
   std::vector<state> parts(static_cast<std::size_t>(chunks));
@@ -74,13 +89,14 @@ double dot_host(std::int64_t n, const double* x, std::int64_t incx, const double
     std::fill(lanes.begin(), lanes.end(), state{});
     for (std::int64_t t = 0; t < dot_chains; ++t)
       for (std::int64_t l = b + t; l < e; l += dot_chains)
-        step(lanes[static_cast<std::size_t>(t)], x[element(l, n, incx)], y[element(l, n, incy)]);
+        add_term(lanes[static_cast<std::size_t>(t)], r, x[element(l, n, incx)],
+                 r == reduction::dot ? y[element(l, n, incy)] : 0.0);
     parts[static_cast<std::size_t>(c)] = fold(lanes);
   }
-  double r;
-  if (n > 0 && round_chunks(parts.data(), chunks, n, mode, r)) return r;
+  double v;
+  if (n > 0 && round_chunks(parts.data(), chunks, n, r, mode, v)) return v;
   if (st) st->exact = 1;
-  return exala::dot(n, x, incx, y, incy, exec{backend::simd, 0, mode});
+  return reduce_exact(r, n, x, incx, y, incy, mode);
 }
 
 void gemv_host(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha, const double* a,

@@ -1,4 +1,4 @@
-// gpu/cuda/src/blas12_cuda.cu - exala::cuda::dot and exala::cuda::gemv on
+// gpu/cuda/src/blas12_cuda.cu - exala::cuda::dot, sum, asum, nrm2 and gemv on
 // device pointers: one pass over the data at memory speed, each result
 // decided from a proven Dot2 bound, the rare undecided ones formed exactly
 // on the host.
@@ -10,7 +10,8 @@
 // exala/detail/dot2_hd.hpp, and the decompositions below are those of the
 // host engines in exala/detail/dot2_engines.hpp, which CI tests
 // (test_dot2_engines):
-//  - dot: a block of dot_chains threads per chunk of dot_chunk terms, each
+//  - dot (and sum, asum, nrm2: the terms x_i, |x_i|, x_i^2, nrm2 rounding
+//    the square root): a block of dot_chains threads per chunk of dot_chunk terms, each
 //    thread a chain over the chunk's terms t, t + dot_chains, ... (coalesced),
 //    a pairwise tree in shared memory; the chunk states go to the host,
 //    which sums their hi + lo exactly and decides (round_chunks). A chunk's
@@ -55,12 +56,13 @@ thread_local blas12_stats stats_tls;
 
 // ------------------------------------------------------------ kernels
 
-__global__ void dot_chunks_kernel(i64 n, const double* x, i64 incx, const double* y, i64 incy, d2::state* parts) {
+__global__ void reduce_chunks_kernel(d2::reduction r, i64 n, const double* x, i64 incx, const double* y, i64 incy,
+                                     d2::state* parts) {
   __shared__ d2::state sh[d2::dot_chains];
   const i64 b = blockIdx.x * d2::dot_chunk, e = b + d2::dot_chunk < n ? b + d2::dot_chunk : n;
   d2::state st;
   for (i64 l = b + threadIdx.x; l < e; l += d2::dot_chains)
-    d2::step(st, x[d2::element(l, n, incx)], y[d2::element(l, n, incy)]);
+    d2::add_term(st, r, x[d2::element(l, n, incx)], r == d2::reduction::dot ? y[d2::element(l, n, incy)] : 0.0);
   sh[threadIdx.x] = st;
   __syncthreads();
   for (int w = d2::dot_chains / 2; w >= 1; w /= 2) {  // the host engine's fold
@@ -149,31 +151,53 @@ std::vector<double> to_host(const double* d, i64 count, cudaStream_t s) {
 
 blas12_stats last_blas12_stats() noexcept { return stats_tls; }
 
-double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, std::int64_t incy, rounding mode) {
-  exala::detail::check_dot_arguments(n, x, incx, y, incy);
+namespace {
+
+// One pass of a reduction over device vectors (y: dot only; arguments checked).
+double reduce(d2::reduction r, std::int64_t n, const double* x, std::int64_t incx, const double* y,
+              std::int64_t incy, rounding mode) {
   stats_tls = blas12_stats{};
-  const exec host{backend::simd, 0, mode};
-  if (n == 0) return exala::dot(0, nullptr, 1, nullptr, 1, host);
+  if (n == 0) return d2::reduce_exact(r, 0, nullptr, 1, nullptr, 1, mode);
   detail::check_device_pointer("x", x);
-  detail::check_device_pointer("y", y);
+  if (r == d2::reduction::dot) detail::check_device_pointer("y", y);
   context& cx = ctx();
   const std::lock_guard<std::mutex> lock(cx.mutex);
   check(cudaSetDevice(cx.device), "cudaSetDevice");
   const i64 chunks = (n + d2::dot_chunk - 1) / d2::dot_chunk;
   device_buffer parts(sizeof(d2::state) * static_cast<std::size_t>(chunks), "cudaMalloc(dot chunks)");
-  dot_chunks_kernel<<<static_cast<unsigned>(chunks), d2::dot_chains, 0, cx.stream>>>(n, x, incx, y, incy,
-                                                                                    parts.as<d2::state>());
-  check(cudaGetLastError(), "dot_chunks_kernel");
+  reduce_chunks_kernel<<<static_cast<unsigned>(chunks), d2::dot_chains, 0, cx.stream>>>(r, n, x, incx, y, incy,
+                                                                                       parts.as<d2::state>());
+  check(cudaGetLastError(), "reduce_chunks_kernel");
   std::vector<d2::state> h(static_cast<std::size_t>(chunks));
   check(cudaMemcpyAsync(h.data(), parts.p, sizeof(d2::state) * h.size(), cudaMemcpyDeviceToHost, cx.stream),
         "cudaMemcpy(dot chunks)");
   check(cudaStreamSynchronize(cx.stream), "dot");
   stats_tls.chains = d2::dot_chains;
-  double r;
-  if (d2::round_chunks(h.data(), chunks, n, mode, r)) return r;
+  double v;
+  if (d2::round_chunks(h.data(), chunks, n, r, mode, v)) return v;
   stats_tls.host_outputs = 1;  // exactly, from host copies
-  const std::vector<double> hx = to_host(x, span(n, incx), cx.stream), hy = to_host(y, span(n, incy), cx.stream);
-  return exala::dot(n, hx.data(), incx, hy.data(), incy, host);
+  const std::vector<double> hx = to_host(x, span(n, incx), cx.stream);
+  const std::vector<double> hy = r == d2::reduction::dot ? to_host(y, span(n, incy), cx.stream) : std::vector<double>{};
+  return d2::reduce_exact(r, n, hx.data(), incx, hy.data(), incy, mode);
+}
+
+}  // namespace
+
+double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, std::int64_t incy, rounding mode) {
+  exala::detail::check_dot_arguments(n, x, incx, y, incy);
+  return reduce(d2::reduction::dot, n, x, incx, y, incy, mode);
+}
+double sum(std::int64_t n, const double* x, std::int64_t incx, rounding mode) {
+  exala::detail::check_dot_arguments(n, x, incx, x, incx);
+  return reduce(d2::reduction::sum, n, x, incx, nullptr, 0, mode);
+}
+double asum(std::int64_t n, const double* x, std::int64_t incx, rounding mode) {
+  exala::detail::check_dot_arguments(n, x, incx, x, incx);
+  return reduce(d2::reduction::asum, n, x, incx, nullptr, 0, mode);
+}
+double nrm2(std::int64_t n, const double* x, std::int64_t incx, rounding mode) {
+  exala::detail::check_dot_arguments(n, x, incx, x, incx);
+  return reduce(d2::reduction::nrm2, n, x, incx, nullptr, 0, mode);
 }
 
 void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha, const double* a,

@@ -54,6 +54,20 @@ EXALA_HD inline void merge(state& into, const state& other) noexcept {
   into.pa = into.pa + other.pa;
 }
 
+// The reductions of one vector pass: term i is a_i b_i with (a_i, b_i) =
+// (x_i, y_i) for dot, (x_i, 1) for sum, (|x_i|, 1) for asum and (x_i, x_i)
+// for nrm2 (whose result is the square root of the sum). A product with 1 is
+// exact, so the bound holds as stated for every kind.
+enum class reduction { dot, sum, asum, nrm2 };
+EXALA_HD inline void add_term(state& st, reduction r, double x, double y) noexcept {
+  switch (r) {
+    case reduction::dot: step(st, x, y); return;
+    case reduction::sum: step(st, x, 1.0); return;
+    case reduction::asum: step(st, std::fabs(x), 1.0); return;
+    case reduction::nrm2: step(st, x, x); return;
+  }
+}
+
 // The bounded value of a state over n terms in L chains, or false.
 EXALA_HD inline bool finish(const state& st, double n, double chains, bounded& out) noexcept {
   if (!(n + chains <= max_terms)) return false;

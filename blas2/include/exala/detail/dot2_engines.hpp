@@ -13,12 +13,14 @@
 
 namespace exala::detail::dot2 {
 
-// round(S) in `mode` for S = the sum over the chunks' exact values, chunk c
-// holding terms [c dot_chunk, min(n, (c + 1) dot_chunk)) in dot_chains
-// chains merged pairwise: the chunks' hi + lo summed exactly, their bounds
-// added (doubled: a rigorous bound on the rounded sum of nonnegative terms
-// for fewer than 2^50 chunks); false when that cannot decide.
-bool round_chunks(const state* parts, std::int64_t chunks, std::int64_t n, rounding mode, double& out);
+// round(S) in `mode` (nrm2: round(sqrt(S))) for S = the sum over the
+// chunks' exact values, chunk c holding terms [c dot_chunk, min(n, (c + 1)
+// dot_chunk)) in dot_chains chains merged pairwise: the chunks' hi + lo
+// summed exactly, their bounds added (doubled: a rigorous bound on the
+// rounded sum of nonnegative terms for fewer than 2^50 chunks); false when
+// that cannot decide.
+bool round_chunks(const state* parts, std::int64_t chunks, std::int64_t n, reduction r, rounding mode,
+                  double& out);
 
 // A gemv in the engines' form: output o (of `outputs`) is
 // round(alpha sum_l A(o, l) x_l + beta y_o), A(o, l) = a[o so + l sl].
@@ -44,8 +46,12 @@ struct run_stats {
 // get row_groups() contiguous chains, the others col_chains interleaved
 // chains, a pairwise tree, round_state; what cannot be decided is formed
 // exactly. Arguments as exala::dot / exala::gemv (checked by the caller).
-double dot_host(std::int64_t n, const double* x, std::int64_t incx, const double* y, std::int64_t incy,
-                rounding mode, run_stats* st = nullptr);
+// (reduce_host: sum, asum and nrm2 read x only; y is ignored.)
+double reduce_host(reduction r, std::int64_t n, const double* x, std::int64_t incx, const double* y,
+                   std::int64_t incy, rounding mode, run_stats* st = nullptr);
+// The exact result of a reduction on host memory (the fallback of both).
+double reduce_exact(reduction r, std::int64_t n, const double* x, std::int64_t incx, const double* y,
+                    std::int64_t incy, rounding mode);
 void gemv_host(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha, const double* a,
                std::int64_t lda, const double* x, std::int64_t incx, double beta, double* y, std::int64_t incy,
                rounding mode, run_stats* st = nullptr);

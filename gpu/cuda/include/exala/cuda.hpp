@@ -56,6 +56,12 @@ gemm_stats last_gemm_stats() noexcept;
 // dot formed exactly. The bits of exala::dot. Arguments as exala::dot.
 double dot(std::int64_t n, const double* x, std::int64_t incx, const double* y, std::int64_t incy,
            rounding mode = rounding::to_nearest_even);
+// The same pass for the correctly rounded sum, sum of magnitudes and
+// Euclidean norm (the correctly rounded square root of the exact sum of
+// squares) of a device vector: the bits of exala::sum / asum / nrm2.
+double sum(std::int64_t n, const double* x, std::int64_t incx, rounding mode = rounding::to_nearest_even);
+double asum(std::int64_t n, const double* x, std::int64_t incx, rounding mode = rounding::to_nearest_even);
+double nrm2(std::int64_t n, const double* x, std::int64_t incx, rounding mode = rounding::to_nearest_even);
 
 // y = alpha op(A) x + beta y on device memory, each y_i the correctly
 // rounded value of the exact alpha sum + beta y_i (the bits of exala::gemv):
