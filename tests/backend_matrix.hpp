@@ -32,6 +32,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "exala/cuda.hpp"
+#include "exala/detail/cuda_hooks.hpp"
 #endif
 
 namespace exala_test {
@@ -97,7 +98,8 @@ inline bool opencl_in_matrix() {
 // The cuda variant of a suite (test_blas3_cuda, label `cuda`): it runs on
 // the GPU machine, so a missing device is an error, not a skip.
 inline bool cuda_in_matrix() {
-  static const bool present = exala::cuda::device_count() > 0;
+  // Every product on the GPU, however small (the suites' sizes are).
+  static const bool present = (exala::detail::set_cuda_min_products(0), exala::cuda::device_count() > 0);
   if (!present) BOOST_ERROR("the cuda suites need a CUDA device (EXALA_CUDA_DEVICE): none is present");
   return present;
 }

@@ -101,6 +101,8 @@ namespace {
 // so the bits are the engine's.
 std::atomic<std::int64_t> small_gemm_max_products{std::int64_t{1} << 21};  // 128^3
 std::atomic<bool> host_ozaki8_on{false};  // detail::ozaki8::set_host_engine
+// backend::cuda runs gemm on the GPU from this many multiply-adds (256^3).
+std::atomic<std::int64_t> cuda_min_products{std::int64_t{1} << 24};
 constexpr std::int64_t small_gemm_max_k = 1024;
 
 // An entry whose k products are all exact zeros (each pair has a zero factor
@@ -360,6 +362,14 @@ void detail::check_gemm_arguments(layout lay, transpose ta, transpose tb, std::i
   check_ptr("c", c, m, n);
 }
 
+bool detail::cuda_gemm_wanted(std::int64_t m, std::int64_t n, std::int64_t k) noexcept {
+  return detail::gemm3::saturated_product(m, n, k) >= cuda_min_products.load(std::memory_order_relaxed);
+}
+
+std::int64_t detail::set_cuda_min_products(std::int64_t products) noexcept {
+  return cuda_min_products.exchange(products < 0 ? 0 : products);
+}
+
 bool detail::ozaki8::set_host_engine(bool on) noexcept { return host_ozaki8_on.exchange(on); }
 bool detail::ozaki8::host_engine() noexcept { return host_ozaki8_on.load(std::memory_order_relaxed); }
 
@@ -410,7 +420,10 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
                                                            beta, c, ldc, ex.mode);
     return;
   }
-  if (ex.backend == backend::cuda) {  // the 8-bit Ozaki-II engine on the GPU (exala::gpu_cuda), same bits
+  if (ex.backend == backend::cuda && detail::cuda_gemm_wanted(p.m, p.n, p.k)) {
+    // the 8-bit Ozaki-II engine on the GPU (exala::gpu_cuda), same bits; a
+    // smaller product runs the CPU engine below (uploads and ~10 launches
+    // cost more than it)
     exala::detail::require_cuda_blas3_hooks("gemm").gemm(p);
     return;
   }

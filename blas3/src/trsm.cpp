@@ -151,7 +151,7 @@ void blocked_trsm(const canonical& s, const exec& ex) {
       p.mode = rounding::to_nearest_even;
       p.c_lo = plo;
       p.c_err = perr;
-      if (ex.backend == backend::cuda)  // the numerators on the GPU (exala::gpu_cuda)
+      if (ex.backend == backend::cuda && exala::detail::cuda_gemm_wanted(p.m, p.n, p.k))  // on the GPU
         exala::detail::require_cuda_blas3_hooks("trsm").gemm(p);
       else if (exala::detail::ozaki8::host_engine())  // tests: the GPU's decomposition on the host
         exala::detail::ozaki8::gemm_host(p);

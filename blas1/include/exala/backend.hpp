@@ -24,8 +24,9 @@ namespace exala {
 // host (same bits by construction). Built without OpenCL, every call with
 // backend::opencl throws exala::not_compiled_in.
 //
-// cuda: gemm runs on the CUDA device EXALA_CUDA_DEVICE (default 0) by the
-// 8-bit Ozaki-II scheme (exala/detail/ozaki8.hpp; host pointers are copied
+// cuda: gemm runs on the CUDA device EXALA_CUDA_DEVICE (default 0) from
+// 2^24 multiply-adds (smaller products run the CPU engine) by the 8-bit
+// Ozaki-II scheme (exala/detail/ozaki8.hpp; host pointers are copied
 // to the device and back; exala/cuda.hpp has the device-pointer API). The
 // code lives in exala::gpu_cuda and registers itself like opencl's (include
 // <exala/cuda.hpp>); blocked trsm takes its numerators from the same

@@ -208,14 +208,22 @@ static void test_exec_and_backends(void) {
       CHECK(s == EXALA_SUCCESS || (i == EXALA_BACKEND_OPENCL && s == EXALA_ERROR_RUNTIME));
       if (s == EXALA_SUCCESS) CHECK(r == 5.75);
       if (i == EXALA_BACKEND_CUDA) {
-        /* gemm needs the CUDA code, which libexala does not load yet: a
-         * runtime error naming the backend, C untouched */
+        /* a small gemm runs the CPU engine under cuda; from 256^3
+         * multiply-adds it needs the CUDA code, which libexala does not load
+         * yet: a runtime error naming the backend */
         double a1 = 2.0, b1 = 3.0, c1 = 7.0;
-        CHECK_STATUS(exala_gemm(EXALA_COL_MAJOR, EXALA_NO_TRANS, EXALA_NO_TRANS, 1, 1, 1, 1.0, &a1, 1, &b1, 1,
-                                0.0, &c1, 1, &ex),
-                     EXALA_ERROR_RUNTIME);
-        CHECK(strstr(exala_last_error(), "cuda") != NULL);
-        CHECK(c1 == 7.0);
+        double* big = (double*)calloc(256 * 256, sizeof(double));
+        CHECK_OK(exala_gemm(EXALA_COL_MAJOR, EXALA_NO_TRANS, EXALA_NO_TRANS, 1, 1, 1, 1.0, &a1, 1, &b1, 1, 0.0,
+                            &c1, 1, &ex));
+        CHECK(c1 == 6.0);
+        CHECK(big != NULL);
+        if (big != NULL) {
+          CHECK_STATUS(exala_gemm(EXALA_COL_MAJOR, EXALA_NO_TRANS, EXALA_NO_TRANS, 256, 256, 256, 1.0, big, 256,
+                                  big, 256, 0.0, big, 256, &ex),
+                       EXALA_ERROR_RUNTIME);
+          CHECK(strstr(exala_last_error(), "cuda") != NULL);
+          free(big);
+        }
       }
     } else {
       CHECK(s == EXALA_ERROR_NOT_COMPILED_IN);

@@ -26,6 +26,11 @@ void check_gemm_arguments(layout lay, transpose ta, transpose tb, std::int64_t m
                           const double* b, std::int64_t ldb, const double* c, std::int64_t ldc);
 
 void set_cuda_blas3_hooks(const cuda_blas3_hooks* hooks) noexcept;
+// backend::cuda sends a gemm (and trsm's numerator products) to the GPU from
+// this many multiply-adds m n k (default 2^24 = 256^3); smaller ones run the
+// CPU engine (same bits). Returns the previous value; tests set 0.
+std::int64_t set_cuda_min_products(std::int64_t products) noexcept;
+bool cuda_gemm_wanted(std::int64_t m, std::int64_t n, std::int64_t k) noexcept;
 // The table, or exala::error saying that exala::gpu_cuda must be linked.
 const cuda_blas3_hooks& require_cuda_blas3_hooks(const char* routine);
 
