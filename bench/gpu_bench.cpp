@@ -6,11 +6,10 @@
 //   exala-bench-gpu blas [--n-dot N] [--n-gemv N] [--n-trsv N] [--n-gemm N]
 //                        [--reps R] [--check-cols C]   (OpenCL builds)
 //   exala-bench-gpu gemm [--n-gemm N] [--reps R] [--check-cols C]
-//   exala-bench-gpu blas12 [--n-dot N] [--n-gemv N] [--reps R]
+//   exala-bench-gpu blas12 [--n-dot N] [--n-gemv N] [--n-trsv N] [--reps R]
 //   exala-bench-gpu table [--reps R]: issue 18's table in one run: gemm
-//       (backend::cuda, n = 8192, uniform and wide), dot 2^27 and gemv 32768
-//       (exala::cuda), trsv 32768 (the exact OpenCL kernels on the GPU: no
-//       CUDA trsv yet), then the stripe LU in core n = 32768 vs
+//       (backend::cuda, n = 8192, uniform and wide), dot 2^27, gemv and trsv
+//       32768 (exala::cuda), then the stripe LU in core n = 32768 vs
 //       cusolverDnDgetrf; each part prints its own CSV header.
 #include <cstdio>
 #include <cstdlib>
@@ -80,16 +79,8 @@ int main(int argc, char** argv) {
       int rc = run_gemm(g);
       args d = a;
       d.n_dot = i64{1} << 27;
-      d.n_gemv = 32768;
+      d.n_gemv = d.n_trsv = 32768;
       rc |= run_blas12(d);
-#ifdef EXALA_BENCH_HAVE_OPENCL
-      args b = a;  // trsv: the OpenCL kernels (no CUDA trsv yet)
-      b.n_dot = b.n_gemv = b.n_gemm = 0;
-      b.n_trsv = 32768;
-      rc |= run_blas(b);
-#else
-      std::fprintf(stderr, "exala-bench-gpu table: the trsv row needs the OpenCL build\n");
-#endif
       args l = a;
       l.n = 32768;
       rc |= run_lu(l);

@@ -112,12 +112,13 @@ int run_gemm(const args& a) {
   return 0;
 }
 
-// exala::cuda::dot (n = --n-dot, default 2^27) against cublasDdot, and
+// exala::cuda::dot (n = --n-dot, default 2^27) against cublasDdot,
 // exala::cuda::gemv (n x n, n = --n-gemv, default 32768; N and T) against
-// cublasDgemv, uniform data in [-0.5, 0.5), device-resident; throughput in
-// GB/s (dot 16 n bytes, gemv 8 n^2), ratio_rate = ours / cuBLAS (>= 0.8 /
-// 0.9 is issue 18's target), same_bits against the omp backend (dot: the
-// whole result; gemv: every entry).
+// cublasDgemv and exala::cuda::trsv (lower, n = --n-trsv, default 32768)
+// against cublasDtrsv, uniform data in [-0.5, 0.5), device-resident;
+// throughput in GB/s (dot 16 n bytes, gemv 8 n^2, trsv 4 n^2), ratio_rate
+// = ours / cuBLAS (issue 18's targets: dot >= 0.9, gemv >= 0.8, trsv time
+// <= 3x, i.e. ratio_rate >= 0.33), same_bits against the omp backend.
 int run_blas12(const args& a) {
   const i64 nd = a.n_dot > 0 ? a.n_dot : (i64{1} << 27), ng = a.n_gemv > 0 ? a.n_gemv : 32768;
   cudaDeviceProp prop{};
@@ -180,6 +181,37 @@ int run_blas12(const args& a) {
                   (long long)exala::cuda::last_blas12_stats().host_outputs, prop.name);
       std::fflush(stdout);
     }
+  }
+  {  // trsv: lower, non-unit, column-major, diagonally dominant (well conditioned)
+    const i64 n = a.n_trsv > 0 ? a.n_trsv : 32768;
+    auto L = make(std::size_t(n * n), a.seed + 7, false);
+    for (i64 i = 0; i < n; ++i) L[std::size_t(i * n + i)] = 2.0 + std::fabs(L[std::size_t(i * n + i)]);
+    const auto b = make(std::size_t(n), a.seed + 8, false);
+    dev_buf dL(L), dx(b), dz(b);
+    std::vector<double> to, tc;
+    for (int r = 0; r < a.reps; ++r) {
+      cu(cudaMemcpy(dx.p, b.data(), b.size() * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
+      cu(cudaMemcpy(dz.p, b.data(), b.size() * 8, cudaMemcpyHostToDevice), "cudaMemcpy");
+      to.push_back(seconds([&] {
+        exala::cuda::trsv(exala::layout::col_major, exala::uplo::lower, exala::transpose::none, exala::diag::non_unit,
+                          n, dL.p, n, dx.p, 1);
+      }));
+      tc.push_back(seconds([&] {
+        if (cublasDtrsv(h, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, int(n), dL.p, int(n), dz.p, 1) !=
+            CUBLAS_STATUS_SUCCESS)
+          fail("cublasDtrsv");
+        cu(cudaDeviceSynchronize(), "sync");
+      }));
+    }
+    std::vector<double> got(static_cast<std::size_t>(n)), cpu = b;
+    cu(cudaMemcpy(got.data(), dx.p, got.size() * 8, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    exala::trsv(exala::layout::col_major, exala::uplo::lower, exala::transpose::none, exala::diag::non_unit, n,
+                L.data(), n, cpu.data(), 1, omp);
+    const double bytes = 4.0 * double(n) * double(n), mo = median(to), mc = median(tc);
+    std::printf("trsv,%lld,%.6f,%.1f,%.6f,%.1f,%.3f,%d,%lld,%s\n", (long long)n, mo, bytes / mo * 1e-9, mc,
+                bytes / mc * 1e-9, mc / mo, std::memcmp(got.data(), cpu.data(), got.size() * 8) == 0 ? 1 : 0,
+                (long long)exala::cuda::last_blas12_stats().host_outputs, prop.name);
+    std::fflush(stdout);
   }
   cublasDestroy(h);
   return 0;

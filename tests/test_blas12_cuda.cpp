@@ -88,6 +88,41 @@ BOOST_AUTO_TEST_CASE(sum_asum_nrm2) {
         }
 }
 
+BOOST_AUTO_TEST_CASE(trsv_every_variant_across_blocks) {
+  rng_t r(71);
+  int idx = 0;
+  for (std::int64_t n : {std::int64_t{1}, std::int64_t{127}, std::int64_t{129}, std::int64_t{700}})
+    for (layout lay : {layout::col_major, layout::row_major})
+      for (exala::uplo ul : {exala::uplo::lower, exala::uplo::upper})
+        for (transpose tr : {transpose::none, transpose::trans})
+          for (exala::diag dg : {exala::diag::non_unit, exala::diag::unit}) {
+            const bool ints = idx++ % 2 == 1;  // small integers: exact solutions, the host's exact rows
+            const std::int64_t lda = n + 3, incx = idx % 3 == 0 ? -1 : 2;
+            std::vector<double> a(static_cast<std::size_t>(lda * n));
+            for (double& v : a) v = ints ? static_cast<double>(static_cast<int>(r() % 3) - 1) : uniform(r) - 0.5;
+            for (std::int64_t i = 0; i < n; ++i) a[i * lda + i] = ints ? 1.0 : 2.0 + uniform(r);
+            std::vector<double> x(static_cast<std::size_t>((n - 1) * std::abs(incx) + 1));
+            for (double& v : x) v = ints ? static_cast<double>(static_cast<int>(r() % 5) - 2) : uniform(r);
+            for (rounding md : {rounding::to_nearest_even, rounding::toward_zero}) {
+              std::vector<double> want = x;
+              exala::trsv(lay, ul, tr, dg, n, a.data(), lda, want.data(), incx, reference(md));
+              const device_vec da(a), dx(x);
+              exala::cuda::trsv(lay, ul, tr, dg, n, da.p, lda, dx.p, incx, md);
+              const std::vector<double> got = dx.get();
+              int bad = 0;
+              for (std::size_t i = 0; i < got.size(); ++i) bad += !same_bits(got[i], want[i]);
+              BOOST_TEST(bad == 0, "n=" << n << " lay=" << int(lay) << " ul=" << int(ul) << " tr=" << int(tr)
+                                        << " dg=" << int(dg) << " ints=" << ints);
+              if (!ints && n > 1) BOOST_TEST(exala::cuda::last_blas12_stats().host_outputs == 0);
+            }
+          }
+  std::vector<double> a = {1, 0, 0, 0}, x = {1, 1};
+  const device_vec da(a), dx(x);
+  BOOST_CHECK_THROW(exala::cuda::trsv(layout::col_major, exala::uplo::lower, transpose::none, exala::diag::non_unit,
+                                      2, da.p, 2, dx.p, 1),
+                    exala::singular_matrix);
+}
+
 BOOST_AUTO_TEST_CASE(gemv_both_decompositions) {
   rng_t r(67);
   const std::int64_t shapes[][2] = {{1, 1}, {7, 300}, {300, 7}, {1000, 130}, {40000, 12}, {129, 4097}};

@@ -155,6 +155,43 @@ BOOST_AUTO_TEST_CASE(gemv_every_form) {
           }
 }
 
+BOOST_AUTO_TEST_CASE(trsv_every_variant) {
+  rng_t r(59);
+  int idx = 0;
+  for (std::int64_t n : {1, 5, 130, 300})
+    for (layout lay : {layout::col_major, layout::row_major})
+      for (exala::uplo ul : {exala::uplo::lower, exala::uplo::upper})
+        for (transpose tr : {transpose::none, transpose::trans})
+          for (exala::diag dg : {exala::diag::non_unit, exala::diag::unit}) {
+            const int kind = idx++ % 3;  // 0 random, 1 small integers (exact solutions, ties), 2 inf in b
+            const std::int64_t lda = n + 1, incx = idx % 2 ? 1 : -2;
+            std::vector<double> a(static_cast<std::size_t>(lda * n));
+            for (double& v : a) v = kind == 1 ? static_cast<double>(static_cast<int>(r() % 5) - 2) : uniform(r) - 0.5;
+            for (std::int64_t i = 0; i < n; ++i) a[i * lda + i] = kind == 1 ? 1.0 : 2.0 + uniform(r);
+            std::vector<double> x(static_cast<std::size_t>((n - 1) * std::abs(incx) + 1));
+            for (double& v : x) v = kind == 1 ? static_cast<double>(static_cast<int>(r() % 7) - 3) : uniform(r);
+            if (kind == 2 && n > 3) x[2 * std::abs(incx)] = INFINITY;
+            for (rounding md : {rounding::to_nearest_even, rounding::upward}) {
+              std::vector<double> got = x, want = x;
+              d2::run_stats st;
+              d2::trsv_host(lay, ul, tr, dg, n, a.data(), lda, got.data(), incx, md, &st);
+              exala::exec e = ref;
+              e.mode = md;
+              exala::trsv(lay, ul, tr, dg, n, a.data(), lda, want.data(), incx, e);
+              int bad = 0;
+              for (std::size_t i = 0; i < got.size(); ++i) bad += !same_bits(got[i], want[i]);
+              BOOST_TEST(bad == 0, "n=" << n << " lay=" << int(lay) << " ul=" << int(ul) << " tr=" << int(tr)
+                                        << " dg=" << int(dg) << " kind=" << kind);
+              if (kind == 0 && n > 1) BOOST_TEST(st.exact == 0, "random data decided from the bound: " << st.exact << " of " << n);
+            }
+          }
+  // A zero diagonal: singular_matrix naming the row, as exala::trsv.
+  std::vector<double> a = {1, 0, 0, 0}, x = {1, 1};
+  BOOST_CHECK_THROW(d2::trsv_host(layout::col_major, exala::uplo::lower, transpose::none, exala::diag::non_unit, 2,
+                                  a.data(), 2, x.data(), 1, rounding::to_nearest_even),
+                    exala::singular_matrix);
+}
+
 BOOST_AUTO_TEST_CASE(gemv_without_products_follows_the_conventions) {
   std::vector<double> a = {NAN, NAN, NAN, NAN}, x = {1, 2}, y = {3, -0.0};
   std::vector<double> want = y;

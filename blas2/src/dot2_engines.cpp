@@ -11,6 +11,7 @@
 
 #include "exala/blas1.hpp"
 #include "exala/detail/round_bounded.hpp"
+#include "exala/error.hpp"
 #include "exala/exact_ops.hpp"
 #include "exala/superaccumulator.hpp"
 
@@ -133,6 +134,48 @@ void gemv_host(layout lay, transpose trans, std::int64_t m, std::int64_t n, doub
       gemv_output_exact(f, o, alpha, x, incx, beta, yo, mode);
       if (st) ++st->exact;
     }
+  }
+}
+
+trsv_form trsv_form_of(layout lay, uplo ul, transpose trans, std::int64_t n, const double* a, std::int64_t lda,
+                       double* x, std::int64_t incx) {
+  const bool col = lay == layout::col_major, tr = trans == transpose::trans;
+  // op(A)(i, j) = a[i r + j c]
+  const std::int64_t r = col != tr ? 1 : lda, c = col != tr ? lda : 1;
+  const std::int64_t e0 = incx >= 0 ? 0 : (n - 1) * -incx;  // element(i) = e0 + i incx
+  (void)x;
+  if ((ul == uplo::lower) == !tr) return {n, a, r, c, e0, incx};
+  return {n, a + (n - 1) * (r + c), -r, -c, e0 + (n - 1) * incx, -incx};
+}
+
+double trsv_row_exact(diag dg, std::int64_t n, const double* row, const double* xneg, std::int64_t i, double b,
+                      rounding mode) {
+  // The row as a row-major matrix with lda 0: op(A)(i, j) = row[j].
+  return trsv_entry_exact(layout::row_major, uplo::lower, transpose::none, dg, n, 1.0, b, row, 0, xneg, i,
+                          exec{backend::simd, 0, mode});
+}
+
+void trsv_host(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const double* a, std::int64_t lda,
+               double* x, std::int64_t incx, rounding mode, run_stats* st) {
+  if (st) *st = run_stats{};
+  const bool unit = dg == diag::unit;
+  if (!unit)
+    for (std::int64_t i = 0; i < n; ++i)
+      if (a[i * lda + i] == 0.0) throw singular_matrix("trsv", i);
+  const trsv_form f = trsv_form_of(lay, ul, trans, n, a, lda, x, incx);
+  std::vector<double> xneg(static_cast<std::size_t>(n)), row(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    state s;
+    for (std::int64_t j = 0; j < i; ++j) step(s, f.at(i, j), -xneg[j]);
+    const double b = x[f.xi(i)];
+    double v;
+    if (!trsv_decide(s, static_cast<double>(i), b, f.at(i, i), unit, mode, v)) {
+      for (std::int64_t j = 0; j <= i; ++j) row[j] = f.at(i, j);
+      v = trsv_row_exact(dg, n, row.data(), xneg.data(), i, b, mode);
+      if (st) ++st->exact;
+    }
+    x[f.xi(i)] = v;
+    xneg[i] = -v;
   }
 }
 

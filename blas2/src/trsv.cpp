@@ -77,23 +77,28 @@ bool fast_solution(const bounded& panel, const mat_view& A, std::int64_t i, cons
 
 }  // namespace
 
-void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose trans, diag dg,
-                         std::int64_t n, double alpha, const double* a, std::int64_t lda,
-                         double* x, std::int64_t incx, const exec& ex) {
+void detail::check_trsv_arguments(layout lay, std::int64_t n, const double* a, std::int64_t lda, const double* x,
+                                  std::int64_t incx, bool reads_a) {
   check_nonneg("n", n);
   check_ld("lda", lda, n);
-  check_exec(ex);
   // Every address below stays within 2^60 - 1 elements (also for alpha == 0).
   check_matrix_extent("a", "lda", lay == layout::row_major, n, n, lda);
   check_vector_span("incx", n, incx);
   check_ptr("x", x, n);
   check_written_inc("incx", incx, n);
+  if (reads_a) check_ptr("a", a, n * n);
+}
+
+void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose trans, diag dg,
+                         std::int64_t n, double alpha, const double* a, std::int64_t lda,
+                         double* x, std::int64_t incx, const exec& ex) {
+  check_exec(ex);
+  check_trsv_arguments(lay, n, a, lda, x, incx, alpha != 0.0);
   if (n == 0) return;
   if (alpha == 0.0) {  // X = 0 without reading A (trsm's convention)
     for (std::int64_t i = 0; i < n; ++i) x[vec_index(i, n, incx)] = 0.0;
     return;
   }
-  check_ptr("a", a, n * n);
   const bool unit = dg == diag::unit;
   if (!unit)
     for (std::int64_t i = 0; i < n; ++i)

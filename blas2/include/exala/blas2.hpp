@@ -65,6 +65,10 @@ namespace detail {
 void check_gemv_arguments(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha,
                           const double* a, std::int64_t lda, const double* x, std::int64_t incx,
                           const double* y, std::int64_t incy);
+// exala::trsv's argument checks (each error names the argument; A's
+// pointer only when reads_a), shared with exala::cuda::trsv.
+void check_trsv_arguments(layout lay, std::int64_t n, const double* a, std::int64_t lda, const double* x,
+                          std::int64_t incx, bool reads_a);
 // trsv with the right-hand side scaled exactly: solves op(A) x = alpha b,
 // x_i = round((alpha b_i - sum_j op(A)_ij x_j) / op(A)_ii), alpha * b_i an
 // exact product (the building block of trsm; alpha == 1 is trsv). `routine`

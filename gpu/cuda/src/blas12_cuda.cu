@@ -134,10 +134,67 @@ __global__ void gemv_cols_kernel(const double* a, i64 so, const double* x, i64 i
   if (lane == 0) finish_output(f, o, st, d2::col_chains);
 }
 
+// trsv, rows [k1, n) of the forward form: their chains take the solved
+// columns [k0, k1) (thread per row; neighbouring rows are neighbouring
+// addresses for column-major lower N).
+__global__ void trsv_update_kernel(d2::trsv_form f, i64 k0, i64 k1, const double* x, d2::state* states) {
+  const i64 i = k1 + blockIdx.x * static_cast<i64>(blockDim.x) + threadIdx.x;
+  if (i >= f.n) return;
+  d2::state st = states[i];
+  for (i64 j = k0; j < k1; ++j) d2::step(st, f.at(i, j), x[f.xi(j)]);
+  states[i] = st;
+}
+
+// trsv, the diagonal block [k0, k1) from row `first` on (one CUDA block,
+// thread t for row k0 + t): row s decided by its thread, then every later
+// row of the block steps with (a_rs, x_s). first_known: x_first was formed
+// on the host, only the steps remain. An undecided row stops the block
+// (*stop = s; the states go back to memory) for the host's exact x_s.
+__global__ void trsv_diag_kernel(d2::trsv_form f, i64 k0, i64 k1, i64 first, int first_known, int unit,
+                                 rounding mode, double* x, d2::state* states, i64* stop) {
+  __shared__ int halt;
+  const i64 r = k0 + threadIdx.x;
+  const bool mine = r < k1 && r >= first;
+  d2::state st;
+  if (mine) st = states[r];
+  if (threadIdx.x == 0) halt = 0;
+  __syncthreads();
+  i64 s = first;
+  if (first_known) {
+    if (mine && r > first) d2::step(st, f.at(r, first), x[f.xi(first)]);
+    ++s;
+  }
+  for (; s < k1; ++s) {
+    if (r == s) {
+      double v;
+      if (d2::trsv_decide(st, static_cast<double>(s), x[f.xi(s)], f.at(s, s), unit != 0, mode, v)) {
+        x[f.xi(s)] = v;
+      } else {
+        halt = 1;
+        *stop = s;
+      }
+    }
+    __syncthreads();
+    if (halt) break;
+    if (mine && r > s) d2::step(st, f.at(r, s), x[f.xi(s)]);
+  }
+  if (mine && r >= s) states[r] = st;  // the rows still to solve
+}
+
 // ------------------------------------------------------------ host side
 
 // Elements spanned by n elements with increment inc.
 i64 span(i64 n, i64 inc) { return n == 0 ? 0 : (n - 1) * (inc < 0 ? -inc : inc) + 1; }
+
+// p[k stride] for k = 0..count-1 (stride of either sign) into out[k].
+void strided_to_host(const double* p, i64 stride, i64 count, double* out) {
+  const i64 step = stride < 0 ? -stride : stride;
+  const double* first = stride < 0 ? p + (count - 1) * stride : p;  // the lowest address
+  check(cudaMemcpy2D(out, sizeof(double), first, sizeof(double) * static_cast<std::size_t>(step), sizeof(double),
+                     static_cast<std::size_t>(count), cudaMemcpyDeviceToHost),
+        "cudaMemcpy2D");
+  if (stride < 0) std::reverse(out, out + count);
+}
 
 std::vector<double> to_host(const double* d, i64 count, cudaStream_t s) {
   std::vector<double> h(static_cast<std::size_t>(count));
@@ -198,6 +255,68 @@ double asum(std::int64_t n, const double* x, std::int64_t incx, rounding mode) {
 double nrm2(std::int64_t n, const double* x, std::int64_t incx, rounding mode) {
   exala::detail::check_dot_arguments(n, x, incx, x, incx);
   return reduce(d2::reduction::nrm2, n, x, incx, nullptr, 0, mode);
+}
+
+void trsv(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const double* a, std::int64_t lda,
+          double* x, std::int64_t incx, rounding mode) {
+  exala::detail::check_trsv_arguments(lay, n, a, lda, x, incx, true);
+  stats_tls = blas12_stats{};
+  if (n == 0) return;
+  detail::check_device_pointer("a", a);
+  detail::check_device_pointer("x", x);
+  context& cx = ctx();
+  const std::lock_guard<std::mutex> lock(cx.mutex);
+  check(cudaSetDevice(cx.device), "cudaSetDevice");
+  const cudaStream_t s = cx.stream;
+  const bool unit = dg == diag::unit;
+  if (!unit) {  // a zero diagonal: singular_matrix naming the first such row, as exala::trsv
+    std::vector<double> d(static_cast<std::size_t>(n));
+    check(cudaMemcpy2D(d.data(), sizeof(double), a, sizeof(double) * static_cast<std::size_t>(lda + 1),
+                       sizeof(double), static_cast<std::size_t>(n), cudaMemcpyDeviceToHost),
+          "cudaMemcpy2D(diagonal)");
+    for (i64 i = 0; i < n; ++i)
+      if (d[static_cast<std::size_t>(i)] == 0.0) throw singular_matrix("trsv", i);
+  }
+  const d2::trsv_form f = d2::trsv_form_of(lay, ul, trans, n, a, lda, x, incx);
+  device_buffer states(sizeof(d2::state) * static_cast<std::size_t>(n), "cudaMalloc(trsv states)");
+  device_buffer stop(sizeof(i64), "cudaMalloc(stop)");
+  check(cudaMemsetAsync(states.p, 0, sizeof(d2::state) * static_cast<std::size_t>(n), s), "cudaMemset(states)");
+  std::vector<double> row, xneg;
+  for (i64 k0 = 0; k0 < n; k0 += d2::trsv_block) {
+    const i64 k1 = std::min<i64>(n, k0 + d2::trsv_block);
+    i64 first = k0;
+    int known = 0;
+    for (;;) {
+      const i64 none = -1;
+      check(cudaMemcpyAsync(stop.p, &none, sizeof none, cudaMemcpyHostToDevice, s), "cudaMemcpy(stop)");
+      trsv_diag_kernel<<<1, d2::trsv_block, 0, s>>>(f, k0, k1, first, known, unit ? 1 : 0, mode, x,
+                                                    states.as<d2::state>(), stop.as<i64>());
+      check(cudaGetLastError(), "trsv_diag_kernel");
+      i64 at = -1;
+      check(cudaMemcpyAsync(&at, stop.p, sizeof at, cudaMemcpyDeviceToHost, s), "cudaMemcpy(stop)");
+      check(cudaStreamSynchronize(s), "trsv");
+      if (at < 0) break;
+      // Row `at` exactly on the host: its row of the forward form and the
+      // solutions before it (copied element by element: strides of either sign).
+      row.resize(static_cast<std::size_t>(at + 1));
+      xneg.resize(static_cast<std::size_t>(at + 1));
+      strided_to_host(f.base + at * f.rs, f.cs, at + 1, row.data());
+      strided_to_host(x + f.x0, f.xs, at + 1, xneg.data());
+      for (double& v : xneg) v = -v;
+      const double b = -xneg[static_cast<std::size_t>(at)];
+      const double v = d2::trsv_row_exact(dg, n, row.data(), xneg.data(), at, b, mode);
+      check(cudaMemcpy(x + f.xi(at), &v, sizeof v, cudaMemcpyHostToDevice), "cudaMemcpy(x)");
+      ++stats_tls.host_outputs;
+      first = at;
+      known = 1;
+    }
+    if (k1 < n) {
+      trsv_update_kernel<<<blocks_for(n - k1, 128), 128, 0, s>>>(f, k0, k1, x, states.as<d2::state>());
+      check(cudaGetLastError(), "trsv_update_kernel");
+    }
+  }
+  check(cudaStreamSynchronize(s), "trsv");
+  stats_tls.chains = 1;
 }
 
 void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double alpha, const double* a,

@@ -1,5 +1,6 @@
 // exala/detail/round_bounded_hd.hpp - the bodies of round_bounded,
-// bounded_axpby and round_bounded_axpby (exala/detail/round_bounded.hpp),
+// bounded_axpby, round_bounded_axpby and round_bounded_div
+// (exala/detail/round_bounded.hpp),
 // callable from host code and from CUDA kernels (EXALA_HD), so that the
 // host engines and the GPU decide a rounding by the same code.
 //
@@ -122,6 +123,31 @@ EXALA_HD inline bool round_bounded_axpby(double alpha, const bounded& s, double 
   if (beta == 0.0 && alpha == 1.0) return round_bounded(s.hi, s.lo, s.err, mode, out);
   bounded v;
   return bounded_axpby(alpha, s, beta, y, v) && round_bounded(v.hi, v.lo, v.err, mode, out);
+}
+
+// N = H + L + delta (|delta| <= E). q1 = fl(H / d); r = fma(-q1, d, H) is
+// H - q1 d within u |r| (in fact exact away from underflow); t = fl(r + L)
+// within u |t|; q2 = fl(t / d) within u |q2|. So
+//   N / d = q1 + q2 + eps,  |eps| <= u |q2| + (E + u |r| + u |t|) / |d|,
+// and q1 + q2 = hi + lo exactly (TwoSum). err below is twice that, plus
+// 2^-1000 for the underflows of its own terms.
+EXALA_HD inline bool round_bounded_div(const bounded& n, double d, rounding mode, double& out) noexcept {
+  const double ad = std::fabs(d);
+  if (!(n.err >= 0.0) || !(ad > 0.0 && ad <= 0x1.fffffffffffffp1023)) return false;
+  const double ah = std::fabs(n.hi);
+  if (!(ah >= 0x1p-900 && ah <= 0x1p1000)) return false;
+  const double q1 = n.hi / d;
+  const double aq = std::fabs(q1);
+  if (!(aq >= 0x1p-900 && aq <= 0x1p1000)) return false;
+  const double r = std::fma(-q1, d, n.hi);
+  const double t = r + n.lo;
+  const double q2 = t / d;
+  double hi, lo;
+  two_sum(q1, q2, hi, lo);
+  const double err =
+      2.0 * ((n.err + (std::fabs(r) + std::fabs(t)) * 0x1p-53) / ad + std::fabs(q2) * 0x1p-53) + 0x1p-1000;
+  if (!(err - err == 0.0)) return false;
+  return round_bounded(hi, lo, err, mode, out);
 }
 
 }  // namespace hd

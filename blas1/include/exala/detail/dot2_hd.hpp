@@ -91,6 +91,36 @@ EXALA_HD inline bool round_state(const state& st, double n, double chains, doubl
   return hd::round_bounded_axpby(alpha, b, beta, beta == 0.0 ? 0.0 : y, mode, out);
 }
 
+// x_i of a triangular solve from the Dot2 state of sum_(j<i) a_ij x_j over
+// `terms` terms in one chain: the numerator b - sum bounded
+// (bounded_axpby; with no terms it is b itself, exactly), then x_i =
+// round(numerator) (unit diagonal) or round(numerator / diag)
+// (round_bounded_div), or false.
+EXALA_HD inline bool trsv_decide(const state& st, double terms, double b, double diag, bool unit, rounding mode,
+                                 double& out) noexcept {
+  bounded s, num;
+  if (terms == 0.0) {
+    if (!(b - b == 0.0)) return false;
+    num = bounded{b, 0.0, 0.0};
+  } else if (!finish(st, terms, 1.0, s) || !hd::bounded_axpby(-1.0, s, 1.0, b, num)) {
+    return false;
+  }
+  return unit ? hd::round_bounded(num.hi, num.lo, num.err, mode, out) : hd::round_bounded_div(num, diag, mode, out);
+}
+
+// A triangular solve in forward form: op(A) lower triangular, row i of it
+// at base[i rs + j cs] (strides of either sign: a backward solve runs on
+// the reversed indices), x_i at x[x0 + i xs].
+struct trsv_form {
+  std::int64_t n;
+  const double* base;
+  std::int64_t rs, cs;
+  std::int64_t x0, xs;
+  EXALA_HD double at(std::int64_t i, std::int64_t j) const noexcept { return base[i * rs + j * cs]; }
+  EXALA_HD std::int64_t xi(std::int64_t i) const noexcept { return x0 + i * xs; }
+};
+inline constexpr int trsv_block = 128;  // rows of a diagonal block (one CUDA block)
+
 // Element i of a BLAS vector of n elements with increment inc (negative:
 // the vector runs backward from the end).
 EXALA_HD inline std::int64_t element(std::int64_t i, std::int64_t n, std::int64_t inc) noexcept {

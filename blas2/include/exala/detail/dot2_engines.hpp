@@ -56,4 +56,20 @@ void gemv_host(layout lay, transpose trans, std::int64_t m, std::int64_t n, doub
                std::int64_t lda, const double* x, std::int64_t incx, double beta, double* y, std::int64_t incy,
                rounding mode, run_stats* st = nullptr);
 
+// The forward form of a trsv (exala::trsv's arguments; `a`, `x` may be
+// device pointers: nothing is read here).
+trsv_form trsv_form_of(layout lay, uplo ul, transpose trans, std::int64_t n, const double* a, std::int64_t lda,
+                       double* x, std::int64_t incx);
+// x_i exactly (detail::trsv_entry_exact): row i of the forward form as
+// row[0..i] (row[i] the diagonal), the solutions before it as
+// xneg[j] = -x_j, b = x_i's right-hand side.
+double trsv_row_exact(diag dg, std::int64_t n, const double* row, const double* xneg, std::int64_t i, double b,
+                      rounding mode);
+// The device decomposition on the host (tests): row i's sum over j < i in
+// one Dot2 chain (in j order, as the CUDA update and diagonal kernels add
+// it), trsv_decide, else trsv_row_exact. Arguments as exala::trsv
+// (checked by the caller; a zero diagonal throws singular_matrix first).
+void trsv_host(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const double* a, std::int64_t lda,
+               double* x, std::int64_t incx, rounding mode, run_stats* st = nullptr);
+
 }  // namespace exala::detail::dot2

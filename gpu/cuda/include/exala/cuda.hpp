@@ -72,6 +72,16 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
           std::int64_t lda, const double* x, std::int64_t incx, double beta, double* y, std::int64_t incy,
           rounding mode = rounding::to_nearest_even);
 
+// Solves op(A) x = b in place on device memory, each x_i the correctly
+// rounded quotient of its exact numerator (the bits of exala::trsv):
+// blocks of 128 rows, the known part of every later row's numerator as a
+// Dot2 chain updated by one kernel per block (memory speed), the diagonal
+// block by one CUDA block in 128 steps; a row its bound cannot decide is
+// formed exactly on the host from its row of A, and the solve goes on.
+// Arguments as exala::trsv (a zero diagonal: exala::singular_matrix).
+void trsv(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const double* a, std::int64_t lda,
+          double* x, std::int64_t incx, rounding mode = rounding::to_nearest_even);
+
 // What the last dot or gemv of this thread did (tests and benchmarks).
 struct blas12_stats {
   int chains = 0;                 // Dot2 chains per chunk (dot) or per output (gemv)
