@@ -31,9 +31,9 @@ namespace exala {
 // code lives in exala::gpu_cuda and registers itself like opencl's (include
 // <exala/cuda.hpp>); blocked trsm takes its numerators from the same
 // engine. Every other routine runs the simd path on the host under
-// backend::cuda (same bits by construction): the CUDA reductions and gemv
-// exist for device pointers only (exala::cuda::dot / sum / asum / nrm2 /
-// gemv). Built without CUDA, every
+// backend::cuda (same bits by construction): the CUDA reductions, gemv and
+// trsv exist for device pointers only (exala::cuda::dot / sum / asum /
+// nrm2 / gemv / trsv). Built without CUDA, every
 // call with backend::cuda throws exala::not_compiled_in.
 #define EXALA_BACKENDS(X)                                         \
   X(reference, "plain scalar loops into a superaccumulator (the oracle)") \

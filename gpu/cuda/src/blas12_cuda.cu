@@ -48,7 +48,6 @@ namespace d2 = exala::detail::dot2;
 using detail::blocks_for;
 using detail::check;
 using detail::context;
-using detail::ctx;
 using detail::device_buffer;
 using i64 = std::int64_t;
 
@@ -217,9 +216,8 @@ double reduce(d2::reduction r, std::int64_t n, const double* x, std::int64_t inc
   if (n == 0) return d2::reduce_exact(r, 0, nullptr, 1, nullptr, 1, mode);
   detail::check_device_pointer("x", x);
   if (r == d2::reduction::dot) detail::check_device_pointer("y", y);
-  context& cx = ctx();
-  const std::lock_guard<std::mutex> lock(cx.mutex);
-  check(cudaSetDevice(cx.device), "cudaSetDevice");
+  const detail::session hold;
+  context& cx = hold.cx;
   const i64 chunks = (n + d2::dot_chunk - 1) / d2::dot_chunk;
   device_buffer parts(sizeof(d2::state) * static_cast<std::size_t>(chunks), "cudaMalloc(dot chunks)");
   reduce_chunks_kernel<<<static_cast<unsigned>(chunks), d2::dot_chains, 0, cx.stream>>>(r, n, x, incx, y, incy,
@@ -264,9 +262,8 @@ void trsv(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const d
   if (n == 0) return;
   detail::check_device_pointer("a", a);
   detail::check_device_pointer("x", x);
-  context& cx = ctx();
-  const std::lock_guard<std::mutex> lock(cx.mutex);
-  check(cudaSetDevice(cx.device), "cudaSetDevice");
+  const detail::session hold;
+  context& cx = hold.cx;
   const cudaStream_t s = cx.stream;
   const bool unit = dg == diag::unit;
   if (!unit) {  // a zero diagonal: singular_matrix naming the first such row, as exala::trsv
@@ -331,9 +328,8 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
     detail::check_device_pointer("a", a);
     detail::check_device_pointer("x", x);
   }
-  context& cx = ctx();
-  const std::lock_guard<std::mutex> lock(cx.mutex);
-  check(cudaSetDevice(cx.device), "cudaSetDevice");
+  const detail::session hold;
+  context& cx = hold.cx;
   const cudaStream_t s = cx.stream;
   const i64 ny = span(f.outputs, incy);
   if (alpha == 0.0 || f.terms == 0) {  // round(beta y): A and x not read (the front end's conventions)

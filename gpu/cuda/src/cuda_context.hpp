@@ -57,6 +57,14 @@ inline context& ctx() {
   return *c;
 }
 
+// One call's hold on the context: its mutex, and the device made current
+// for this host thread.
+struct session {
+  context& cx;
+  std::lock_guard<std::mutex> lock;
+  session() : cx(ctx()), lock(cx.mutex) { check(cudaSetDevice(cx.device), "cudaSetDevice"); }
+};
+
 inline int blocks_for(std::int64_t n, int threads) { return static_cast<int>((n + threads - 1) / threads); }
 
 // The device-pointer APIs take memory the device can address (cudaMalloc,

@@ -52,7 +52,6 @@ namespace oz = exala::detail::ozaki8;
 using detail::blocks_for;
 using detail::check;
 using detail::context;
-using detail::ctx;
 using detail::device_buffer;
 using i64 = std::int64_t;
 
@@ -327,9 +326,8 @@ void copy_c(double* dst, const double* src, const oz::gemm_args& g, cudaMemcpyKi
 // form, m, n, k > 0, alpha != 0), and blocked trsm's unrounded numerators
 // (g.c_lo set: three outputs, nothing left to the host).
 void gemm_from_host(const oz::gemm_args& g) {
-  context& cx = ctx();
-  const std::lock_guard<std::mutex> lock(cx.mutex);
-  check(cudaSetDevice(cx.device), "cudaSetDevice");
+  const detail::session hold;
+  context& cx = hold.cx;
   const i64 na = extent_a(g), nb = extent_b(g), nc = extent(g.m, g.n, g.ldc);
   const bool unrounded = g.c_lo != nullptr;
   device_buffer da(sizeof(double) * na, "cudaMalloc(A)"), db(sizeof(double) * nb, "cudaMalloc(B)"),
@@ -383,9 +381,8 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
   const oz::gemm_args g = lay == layout::col_major
                               ? oz::gemm_args{m, n, k, alpha, a, lda, at, b, ldb, bt, beta, c, ldc, mode}
                               : oz::gemm_args{n, m, k, alpha, b, ldb, bt, a, lda, at, beta, c, ldc, mode};
-  context& cx = ctx();
-  const std::lock_guard<std::mutex> lock(cx.mutex);
-  check(cudaSetDevice(cx.device), "cudaSetDevice");
+  const detail::session hold;
+  context& cx = hold.cx;
   const i64 nc = extent(g.m, g.n, g.ldc);
   if (alpha == 0.0 || k == 0) {  // round(beta C): no product; the host front end's conventions
     std::vector<double> hc(static_cast<std::size_t>(nc));
