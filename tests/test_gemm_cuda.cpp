@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(k_chunks_panels_and_wide_rows) {
   BOOST_TEST(run_case({layout::col_major, transpose::none, transpose::trans, 5, 7, kc + 9, 1.0, 0.0, data::uniform,
                        rounding::to_nearest_even}, r, &st) == 0);
   BOOST_TEST(st.chunks == 2);
-  ::setenv("EXALA_CUDA_GEMM_BYTES", "1048576", 1);  // several panels of 256 x 256
+  ::setenv("EXALA_CUDA_GEMM_BYTES", "16777216", 1);  // several panels (~13 MB each at 256 x 512)
   BOOST_TEST(run_case({layout::col_major, transpose::none, transpose::none, 700, 600, 300, 1.0, 1.0, data::uniform,
                        rounding::upward}, r, &st) == 0);
   BOOST_TEST(st.panels > 1);
