@@ -95,7 +95,7 @@ double reduce(d2::reduction r, std::int64_t n, const double* x, std::int64_t inc
   context& cx = hold.cx;
   const i64 chunks = (n + d2::dot_chunk - 1) / d2::dot_chunk;
   device_buffer parts(sizeof(d2::state) * static_cast<std::size_t>(chunks), "cudaMalloc(dot chunks)");
-  reduce_chunks_kernel<<<static_cast<unsigned>(chunks), d2::dot_chains, 0, cx.stream>>>(r, n, x, incx, y, incy,
+  EXALA_CUDA_LAUNCH(reduce_chunks_kernel, static_cast<unsigned>(chunks), d2::dot_chains, cx.stream, r, n, x, incx, y, incy,
                                                                                        parts.as<d2::state>());
   check(cudaGetLastError(), "reduce_chunks_kernel");
   std::vector<d2::state> h(static_cast<std::size_t>(chunks));
@@ -161,7 +161,7 @@ void trsv(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const d
     for (;;) {
       const i64 none = -1;
       check(cudaMemcpyAsync(stop.p, &none, sizeof none, cudaMemcpyHostToDevice, s), "cudaMemcpy(stop)");
-      trsv_diag_kernel<<<1, d2::trsv_block, 0, s>>>(f, k0, k1, first, known, unit ? 1 : 0, mode, x,
+      EXALA_CUDA_LAUNCH(trsv_diag_kernel, 1, d2::trsv_block, s, f, k0, k1, first, known, unit ? 1 : 0, mode, x,
                                                     states.as<d2::state>(), stop.as<i64>());
       check(cudaGetLastError(), "trsv_diag_kernel");
       i64 at = -1;
@@ -183,7 +183,7 @@ void trsv(layout lay, uplo ul, transpose trans, diag dg, std::int64_t n, const d
       known = 1;
     }
     if (k1 < n) {
-      trsv_update_kernel<<<blocks_for(n - k1, 128), 128, 0, s>>>(f, k0, k1, x, states.as<d2::state>());
+      EXALA_CUDA_LAUNCH(trsv_update_kernel, blocks_for(n - k1, 128), 128, s, f, k0, k1, x, states.as<d2::state>());
       check(cudaGetLastError(), "trsv_update_kernel");
     }
   }
@@ -227,13 +227,13 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
   if (rows) {
     const i64 len = (f.terms + groups - 1) / groups;
     const dim3 grid(static_cast<unsigned>(blocks_for(f.outputs, 128)), static_cast<unsigned>(groups));
-    gemv_rows_kernel<<<grid, 128, 0, s>>>(f.outputs, f.terms, f.a, f.sl, x, incx, len, partial.as<d2::state>());
+    EXALA_CUDA_LAUNCH(gemv_rows_kernel, grid, 128, s, f.outputs, f.terms, f.a, f.sl, x, incx, len, partial.as<d2::state>());
     check(cudaGetLastError(), "gemv_rows_kernel");
-    gemv_rows_finish<<<blocks_for(f.outputs, 128), 128, 0, s>>>(partial.as<d2::state>(), groups, out);
+    EXALA_CUDA_LAUNCH(gemv_rows_finish, blocks_for(f.outputs, 128), 128, s, partial.as<d2::state>(), groups, out);
     check(cudaGetLastError(), "gemv_rows_finish");
     stats_tls.chains = groups;
   } else {
-    gemv_cols_kernel<<<blocks_for(f.outputs * d2::col_chains, 256), 256, 0, s>>>(f.a, f.so, x, incx, out);
+    EXALA_CUDA_LAUNCH(gemv_cols_kernel, blocks_for(f.outputs * d2::col_chains, 256), 256, s, f.a, f.so, x, incx, out);
     check(cudaGetLastError(), "gemv_cols_kernel");
     stats_tls.chains = d2::col_chains;
   }

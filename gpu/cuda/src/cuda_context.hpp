@@ -14,6 +14,13 @@
 #include "cuda_check.hpp"
 #include "exala/error.hpp"
 
+// A kernel launch on a stream (no dynamic shared memory). A macro so that
+// tests/test_cuda_drivers.cpp can compile these .cu files for the host
+// against a CUDA emulation, where it runs the kernel there instead.
+#ifndef EXALA_CUDA_LAUNCH
+#define EXALA_CUDA_LAUNCH(kernel, grid, block, stream, ...) kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+#endif
+
 namespace exala::cuda::detail {
 
 // A device allocation, freed on scope exit.

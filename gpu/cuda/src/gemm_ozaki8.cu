@@ -108,8 +108,8 @@ std::vector<i64> run_device(context& cx, const oz::gemm_args& g, gemm_stats& st)
   device_buffer info_b(sizeof(oz::line_info) * n, "cudaMalloc(line info)");
   device_buffer widths(2 * sizeof(int), "cudaMalloc(widths)");
   check(cudaMemsetAsync(widths.p, 0, 2 * sizeof(int), s), "cudaMemset(widths)");
-  scan_kernel<<<blocks_for(m, 128), 128, 0, s>>>(src_a, m, k, info_a.as<oz::line_info>(), widths.as<int>());
-  scan_kernel<<<blocks_for(n, 128), 128, 0, s>>>(src_b, n, k, info_b.as<oz::line_info>(), widths.as<int>() + 1);
+  EXALA_CUDA_LAUNCH(scan_kernel, blocks_for(m, 128), 128, s, src_a, m, k, info_a.as<oz::line_info>(), widths.as<int>());
+  EXALA_CUDA_LAUNCH(scan_kernel, blocks_for(n, 128), 128, s, src_b, n, k, info_b.as<oz::line_info>(), widths.as<int>() + 1);
   check(cudaGetLastError(), "scan_kernel");
   int w[2] = {0, 0};
   check(cudaMemcpyAsync(w, widths.p, sizeof w, cudaMemcpyDeviceToHost, s), "cudaMemcpy(widths)");
@@ -118,9 +118,9 @@ std::vector<i64> run_device(context& cx, const oz::gemm_args& g, gemm_stats& st)
   clock.lap(0);
   device_buffer scale_a(sizeof(oz::line_scale) * m, "cudaMalloc(line scales)");
   device_buffer scale_b(sizeof(oz::line_scale) * n, "cudaMalloc(line scales)");
-  scale_kernel<<<blocks_for(m, 256), 256, 0, s>>>(info_a.as<oz::line_info>(), m, P.wa, k, P.clog2k,
+  EXALA_CUDA_LAUNCH(scale_kernel, blocks_for(m, 256), 256, s, info_a.as<oz::line_info>(), m, P.wa, k, P.clog2k,
                                                   scale_a.as<oz::line_scale>());
-  scale_kernel<<<blocks_for(n, 256), 256, 0, s>>>(info_b.as<oz::line_info>(), n, P.wb, k, P.clog2k,
+  EXALA_CUDA_LAUNCH(scale_kernel, blocks_for(n, 256), 256, s, info_b.as<oz::line_info>(), n, P.wb, k, P.clog2k,
                                                   scale_b.as<oz::line_scale>());
   check(cudaGetLastError(), "scale_kernel");
 
@@ -162,9 +162,9 @@ std::vector<i64> run_device(context& cx, const oz::gemm_args& g, gemm_stats& st)
         const i64 l0 = c * chunk, len = std::min(chunk, k - l0);
         const dim3 ga(static_cast<unsigned>((kp + tile - 1) / tile), static_cast<unsigned>((mi + tile - 1) / tile));
         const dim3 gb(static_cast<unsigned>((kp + tile - 1) / tile), static_cast<unsigned>((nj + tile - 1) / tile));
-        residue_kernel<<<ga, tb, 0, s>>>(src_a, scale_a.as<oz::line_scale>(), i0, mi, l0, len, kp, P,
+        EXALA_CUDA_LAUNCH(residue_kernel, ga, tb, s, src_a, scale_a.as<oz::line_scale>(), i0, mi, l0, len, kp, P,
                                          ares.as<std::int8_t>());
-        residue_kernel<<<gb, tb, 0, s>>>(src_b, scale_b.as<oz::line_scale>(), j0, nj, l0, len, kp, P,
+        EXALA_CUDA_LAUNCH(residue_kernel, gb, tb, s, src_b, scale_b.as<oz::line_scale>(), j0, nj, l0, len, kp, P,
                                          bres.as<std::int8_t>());
         check(cudaGetLastError(), "residue_kernel");
         clock.lap(1);
@@ -177,13 +177,13 @@ std::vector<i64> run_device(context& cx, const oz::gemm_args& g, gemm_stats& st)
               "cublasGemmStridedBatchedEx(int8)");
         clock.lap(2);
         if (c > 0) {
-          fold_kernel<<<blocks_for(N * ldr * nj, 256), 256, 0, s>>>(cres.as<std::int32_t>(), out, ldr * nj, P);
+          EXALA_CUDA_LAUNCH(fold_kernel, blocks_for(N * ldr * nj, 256), 256, s, cres.as<std::int32_t>(), out, ldr * nj, P);
           check(cudaGetLastError(), "fold_kernel");
           clock.lap(3);
         }
       }
       const finish_args f{m, i0, j0, mi, nj, ldr, g.alpha, g.beta, g.c, g.ldc, g.mode, g.c_lo, g.c_err};
-      finish_kernel<<<blocks_for(mi * nj, 128), 128, 0, s>>>(cres.as<std::int32_t>(), P,
+      EXALA_CUDA_LAUNCH(finish_kernel, blocks_for(mi * nj, 128), 128, s, cres.as<std::int32_t>(), P,
                                                              scale_a.as<oz::line_scale>(),
                                                              scale_b.as<oz::line_scale>(), f,
                                                              flags.as<unsigned char>(),
