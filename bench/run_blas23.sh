@@ -25,29 +25,10 @@
 #   EXALA_BENCH_ARGS="..."    extra arguments for every exala-bench call
 set -euo pipefail
 
-if [[ $# -lt 1 || $# -gt 2 ]]; then
-  echo "usage: $0 BUILD_DIR [OUT_CSV]" >&2
-  exit 2
-fi
-build_dir=$1
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-out=${2:-$script_dir/results/blas23.csv}
-bench=$build_dir/bin/exala-bench
-if [[ ! -x $bench ]]; then
-  echo "$0: $bench not found or not executable (build the exala-bench target)" >&2
-  exit 2
-fi
-mkdir -p "$(dirname "$out")"
-
-extra=()
-if [[ -n ${EXALA_BENCH_ARGS:-} ]]; then read -r -a extra <<<"$EXALA_BENCH_ARGS"; fi
-# shellcheck source=settle.sh
-source "$script_dir/settle.sh"
-
-tmp=$(mktemp "$out.XXXXXX")
-chmod 644 "$tmp"
-trap 'rm -f "$tmp"' EXIT
-echo "pass,data,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio" >"$tmp"
+# shellcheck source=table_setup.sh
+source "$script_dir/table_setup.sh"
+table_setup blas23.csv 3 "pass,data,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio" "$@"
 
 run() {  # run PASS DATA ROUTINE ARGS...
   local pass=$1 data=$2 routine=$3
@@ -58,11 +39,6 @@ run() {  # run PASS DATA ROUTINE ARGS...
     tail -n +2 | sed "s/^/$pass,$data,/" >>"$tmp"
 }
 
-passes=${EXALA_BENCH_PASSES:-3}
-if ! [[ $passes =~ ^[1-9][0-9]*$ ]]; then
-  echo "$0: EXALA_BENCH_PASSES must be a positive integer, got '$passes'" >&2
-  exit 2
-fi
 for (( pass = 1; pass <= passes; ++pass )); do
   for data in uniform wide; do
     run "$pass" "$data" gemv --n 4000 --backend simd,omp --threads 2 --check
@@ -80,6 +56,4 @@ for (( pass = 1; pass <= passes; ++pass )); do
   run "$pass" uniform trsm --n 2000 --backend omp --threads 2
 done
 
-mv "$tmp" "$out"
-trap - EXIT
-echo "wrote $out" >&2
+table_finish

@@ -24,29 +24,10 @@
 # only warn), EXALA_BENCH_ARGS="..." (extra arguments for every call).
 set -euo pipefail
 
-if [[ $# -lt 1 || $# -gt 2 ]]; then
-  echo "usage: $0 BUILD_DIR [OUT_CSV]" >&2
-  exit 2
-fi
-build_dir=$1
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-out=${2:-$script_dir/results/level3.csv}
-bench=$build_dir/bin/exala-bench
-if [[ ! -x $bench ]]; then
-  echo "$0: $bench not found or not executable (build the exala-bench target)" >&2
-  exit 2
-fi
-mkdir -p "$(dirname "$out")"
-
-extra=()
-if [[ -n ${EXALA_BENCH_ARGS:-} ]]; then read -r -a extra <<<"$EXALA_BENCH_ARGS"; fi
-# shellcheck source=settle.sh
-source "$script_dir/settle.sh"
-
-tmp=$(mktemp "$out.XXXXXX")
-chmod 644 "$tmp"
-trap 'rm -f "$tmp"' EXIT
-echo "pass,data,layout,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio" >"$tmp"
+# shellcheck source=table_setup.sh
+source "$script_dir/table_setup.sh"
+table_setup level3.csv 1 "pass,data,layout,routine,backend,n,threads,seconds,baseline,baseline_seconds,ratio" "$@"
 
 run() {  # run PASS DATA LAYOUT ROUTINE N ARGS...
   local pass=$1 data=$2 lay=$3 routine=$4 n=$5
@@ -59,11 +40,6 @@ run() {  # run PASS DATA LAYOUT ROUTINE N ARGS...
     "${reps[@]}" "$@" "${extra[@]}" | tail -n +2 | sed "s/^/$pass,$data,$lay,/" >>"$tmp"
 }
 
-passes=${EXALA_BENCH_PASSES:-1}
-if ! [[ $passes =~ ^[1-9][0-9]*$ ]]; then
-  echo "$0: EXALA_BENCH_PASSES must be a positive integer, got '$passes'" >&2
-  exit 2
-fi
 for (( pass = 1; pass <= passes; ++pass )); do
   for r in gemm trsm syrk syr2k symm trmm; do  # bits, at a size the reference backend handles
     echo "[pass $pass] exala-bench $r --n 200 --backend all --reps 1 --check" >&2
@@ -81,6 +57,4 @@ for (( pass = 1; pass <= passes; ++pass )); do
   done
 done
 
-mv "$tmp" "$out"
-trap - EXIT
-echo "wrote $out" >&2
+table_finish
