@@ -79,6 +79,26 @@ inline __m256d scale4(const std::int64_t* row_scale, std::int64_t e, __m256i k, 
   return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(sc, _mm256_set1_epi64x(1023)), 52));
 }
 
+// X 2^s of lanes [e, e + 4) (mask k) as hs + ls within es = fl(B) 2^-99 2^s
+// + 2^-1074 (horner_dd4's bound, scaled), with H itself and which lanes have
+// s in range (s_ok): the start of both finishes below.
+inline void scaled_dd4(const double* v, std::int64_t count, std::int64_t e, __m256i k, int nmod,
+                       const garner_consts& g, const std::int64_t* row_scale, std::int64_t col_scale, __m256d& H,
+                       __m256d& hs, __m256d& ls, __m256d& es, __m256d& s_ok) noexcept {
+  __m256d L, B;
+  horner_dd4(v, count, e, k, nmod, g, H, L, B);
+  const __m256d fs = scale4(row_scale, e, k, col_scale, s_ok);
+  hs = _mm256_mul_pd(H, fs);
+  ls = _mm256_mul_pd(L, fs);
+  es = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(B, _mm256_set1_pd(0x1p-99)), fs), _mm256_set1_pd(0x1p-1074));
+}
+
+// Every lane left (a moduli count the lanes do not handle); returns count.
+inline std::int64_t leave_all(std::int64_t count, unsigned char* left) noexcept {
+  for (std::int64_t e = 0; e < count; ++e) left[e] = 1;
+  return count;
+}
+
 // Sets left[e..] from the lanes of ok (e + 4 may pass count); returns how many are left.
 inline std::int64_t mark_left(__m256d ok, std::int64_t e, std::int64_t count, unsigned char* left) noexcept {
   const int done = _mm256_movemask_pd(ok);
@@ -99,18 +119,13 @@ inline std::int64_t mark_left(__m256d ok, std::int64_t e, std::int64_t count, un
 std::int64_t split_unrounded_avx2(const double* v, std::int64_t count, int nmod, const garner_consts& g,
                                   const std::int64_t* row_scale, std::int64_t col_scale, double* hi,
                                   double* lo, double* err, unsigned char* left) noexcept {
-  if (nmod < 1 || nmod > max_moduli) {
-    for (std::int64_t e = 0; e < count; ++e) left[e] = 1;
-    return count;
-  }
+  if (nmod < 1 || nmod > max_moduli) return leave_all(count, left);
   const __m256i idx = _mm256_set_epi64x(3, 2, 1, 0);
   std::int64_t nleft = 0;
   for (std::int64_t e = 0; e < count; e += 4) {
     const __m256i k = _mm256_cmpgt_epi64(_mm256_set1_epi64x(count - e), idx);
-    __m256d H, L, B, ok;
-    horner_dd4(v, count, e, k, nmod, g, H, L, B);
-    const __m256d fs = scale4(row_scale, e, k, col_scale, ok);
-    const __m256d hs = _mm256_mul_pd(H, fs);
+    __m256d H, hs, ls, es, ok;
+    scaled_dd4(v, count, e, k, nmod, g, row_scale, col_scale, H, hs, ls, es, ok);
     // |hi| <= 2^1000, and >= 2^-1000 (so that hi is exact, not rounded in
     // the subnormal range) unless X = 0
     const __m256d ahs = abs4(hs);
@@ -119,10 +134,8 @@ std::int64_t split_unrounded_avx2(const double* v, std::int64_t count, int nmod,
     ok = _mm256_and_pd(ok, _mm256_or_pd(normal, _mm256_cmp_pd(H, _mm256_setzero_pd(), _CMP_EQ_OQ)));
     const __m256i store = _mm256_castpd_si256(ok);
     _mm256_maskstore_pd(hi + e, store, hs);
-    _mm256_maskstore_pd(lo + e, store, _mm256_mul_pd(L, fs));
-    _mm256_maskstore_pd(err + e, store,
-                        _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(B, _mm256_set1_pd(0x1p-99)), fs),
-                                      _mm256_set1_pd(0x1p-1074)));
+    _mm256_maskstore_pd(lo + e, store, ls);
+    _mm256_maskstore_pd(err + e, store, es);
     nleft += mark_left(ok, e, count, left);
   }
   return nleft;
@@ -131,10 +144,7 @@ std::int64_t split_unrounded_avx2(const double* v, std::int64_t count, int nmod,
 std::int64_t finish_nearest_avx2(const double* v, std::int64_t count, int nmod, const garner_consts& g,
                                  const std::int64_t* row_scale, std::int64_t col_scale, double alpha,
                                  double beta, double* c, unsigned char* left) noexcept {
-  if (nmod < 1 || nmod > max_moduli) {
-    for (std::int64_t e = 0; e < count; ++e) left[e] = 1;
-    return count;
-  }
+  if (nmod < 1 || nmod > max_moduli) return leave_all(count, left);
   const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
   const __m256d aabs = _mm256_set1_pd(alpha < 0 ? -alpha : alpha);
   const __m256d cmax = _mm256_set1_pd(0x1p1000), hmin = _mm256_set1_pd(0x1p-900);
@@ -144,13 +154,8 @@ std::int64_t finish_nearest_avx2(const double* v, std::int64_t count, int nmod, 
   std::int64_t nleft = 0;
   for (std::int64_t e = 0; e < count; e += 4) {
     const __m256i k = _mm256_cmpgt_epi64(_mm256_set1_epi64x(count - e), idx);
-    __m256d H, L, B, s_ok;
-    horner_dd4(v, count, e, k, nmod, g, H, L, B);
-    const __m256d fs = scale4(row_scale, e, k, col_scale, s_ok);
-    const __m256d hs = _mm256_mul_pd(H, fs);
-    const __m256d ls = _mm256_mul_pd(L, fs);
-    const __m256d es = _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(B, _mm256_set1_pd(0x1p-99)), fs),
-                                     _mm256_set1_pd(0x1p-1074));
+    __m256d H, hs, ls, es, s_ok;
+    scaled_dd4(v, count, e, k, nmod, g, row_scale, col_scale, H, hs, ls, es, s_ok);
     __m256d ok = _mm256_and_pd(s_ok,
                                _mm256_and_pd(_mm256_cmp_pd(abs4(hs), hmin, _CMP_GE_OQ),
                                              _mm256_cmp_pd(abs4(hs), cmax, _CMP_LE_OQ)));
