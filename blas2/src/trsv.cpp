@@ -140,10 +140,8 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
   for (std::int64_t blk = 0; blk < nblocks; ++blk) {
     // Rows [i0, i1) of this block; the known solutions are the columns
     // [0, i0) (forward) or [i1, n) (backward).
-    const std::int64_t i0 = forward ? blk * bs : std::max<std::int64_t>(0, n - (blk + 1) * bs);
-    const std::int64_t i1 = forward ? std::min(n, i0 + bs) : n - blk * bs;
+    const auto [i0, i1, k0, k1] = detail::block_of(blk, bs, n, forward);
     const std::int64_t rows = i1 - i0;
-    const std::int64_t k0 = forward ? 0 : i1, k1 = forward ? i0 : n;
     if (!fast)
       for (std::int64_t r = 0; r < rows; ++r) {
         acc[r].clear();

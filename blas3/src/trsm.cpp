@@ -126,10 +126,8 @@ void blocked_trsm(const canonical& s, const exec& ex) {
 
   const std::int64_t nblocks = (na + nb - 1) / nb;
   for (std::int64_t blk = 0; blk < nblocks; ++blk) {
-    const std::int64_t i0 = forward ? blk * nb : std::max<std::int64_t>(0, na - (blk + 1) * nb);
-    const std::int64_t i1 = forward ? std::min(na, i0 + nb) : na - blk * nb;
+    const auto [i0, i1, k0, k1] = detail::block_of(blk, nb, na, forward);
     const std::int64_t rows = i1 - i0;
-    const std::int64_t k0 = forward ? 0 : i1, k1 = forward ? i0 : na;
     // 1. (T(I, K) (-X(K, :)))^T = (-X(K, :))^T T(I, K)^T unrounded, so that
     // row i of the block comes out contiguous over the right-hand sides.
     if (k1 > k0) {

@@ -76,6 +76,17 @@ void check_trsv_arguments(layout lay, std::int64_t n, const double* a, std::int6
 void trsv_scaled(const char* routine, layout lay, uplo ul, transpose trans, diag dg,
                  std::int64_t n, double alpha, const double* a, std::int64_t lda, double* x,
                  std::int64_t incx, const exec& ex);
+// Block blk of a blocked triangular solve over n rows in blocks of nb, in
+// solve order (forward: from row 0; backward: from row n - 1): its rows
+// [i0, i1) and the rows [k0, k1) solved before it (trsv and blocked trsm).
+struct solve_block {
+  std::int64_t i0, i1, k0, k1;
+};
+inline solve_block block_of(std::int64_t blk, std::int64_t nb, std::int64_t n, bool forward) noexcept {
+  const std::int64_t i0 = forward ? blk * nb : (n - (blk + 1) * nb > 0 ? n - (blk + 1) * nb : 0);
+  const std::int64_t i1 = forward ? (i0 + nb < n ? i0 + nb : n) : n - blk * nb;
+  return {i0, i1, forward ? 0 : i1, forward ? i0 : n};
+}
 // Row i of that solve from its exact numerator: x_i = round((alpha b_i +
 // sum_j op(A)_ij xneg_j) / op(A)_ii) over the j solved before i (j < i when
 // the solve runs forward: lower with N, upper with T; j > i otherwise), with
