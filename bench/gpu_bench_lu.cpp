@@ -9,7 +9,7 @@
 //     (pinned memory) is printed too.
 //   lu-host --n N [--stripe S] [--substripe S'] [--max-pivots M] [--seed X]
 //     A matrix larger than the GPU: N x N held in host memory as stripes
-//     (pinned), factored by factor_host_stripes (pivot groups as large as the
+//     (pinned), factored by factor_in_memory_device (pivot groups as large as the
 //     device holds, the later stripes streamed through); then solved on the
 //     CPU engine against x_true (b = A x_true formed before the factorization)
 //     and the relative forward error printed. No baseline can run at this
@@ -31,6 +31,7 @@
 #include "exala/stripe_lu.hpp"
 #include "gpu_bench.hpp"
 #include "stripe/device_driver.hpp"
+#include "stripe/factor_loop.hpp"
 #include "stripe/engine.hpp"
 #include "stripe/kernels.hpp"
 
@@ -172,7 +173,10 @@ int run_lu_host(const args& a) {
   const double pin_s = std::chrono::duration<double>(clk::now() - tp).count();
   std::vector<i64> ipiv(static_cast<std::size_t>(n));
   const auto t0 = clk::now();
-  const i64 mg = st::factor_host_stripes(*eng, n, S, Sp, 0.0, a.max_pivots, stripes, ipiv.data(), nullptr);
+  st::distribution one;
+  const i64 mg = st::factor_in_memory_device(
+      *eng, one, n, S, Sp, N, 0.0, a.max_pivots, [&](i64 J) { return stripes[std::size_t(J)]; },
+      ipiv.data(), nullptr, [](const st::block&, i64) {}, nullptr);
   const double secs = std::chrono::duration<double>(clk::now() - t0).count();
   for (i64 J = 0; J < N; ++J) eng->unpin(stripes[std::size_t(J)].data);
   // Solve on the CPU engine: local pivots, then forward and backward by stripes.

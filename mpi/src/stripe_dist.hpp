@@ -43,6 +43,7 @@
 #include "stripe/device_driver.hpp"
 #include "stripe/driver_common.hpp"
 #include "stripe/engine.hpp"
+#include "stripe/factor_loop.hpp"
 #include "stripe/kernels.hpp"
 #include "stripe/store.hpp"
 
@@ -96,18 +97,27 @@ struct same_item {
 void agree_same(MPI_Comm comm, detail::operation op, std::size_t count,
                 const std::function<std::vector<same_item>()>& local);
 
-// This rank's factorization engine for opt.engine: the CPU engine, or the
-// device engine of that name (exala::not_compiled_in, with the single-process
-// message, when the program did not register it). Collective: made inside an
-// agreement, so a rank without a device makes every rank throw; for a device
-// engine the ranks also agree that their devices have the same name (model
-// and memory).
-struct rank_engine {
-  std::unique_ptr<st::dense_engine> cpu;
-  std::unique_ptr<st::device_engine> dev;
-  st::dense_engine& get() { return dev ? *dev : *cpu; }
+// The stripe LU loops' view of the ranks of comm (factor_loop.hpp): stripe J
+// on rank J % P, the collectives above.
+class rank_distribution : public st::distribution {
+ public:
+  explicit rank_distribution(MPI_Comm comm);
+  void agree(const std::function<void()>& local) override;
+  void owner_step(int root, double threshold, const std::function<void()>& step) override;
+  void broadcast(int root, double* p, i64 count) override;
+  void all_gather(i64 mine, i64* all) override;
+  i64 min_over_ranks(i64 v) override;
+  i64 max_over_ranks(i64 v) override;
+
+ private:
+  MPI_Comm comm_;
 };
-rank_engine make_rank_engine(MPI_Comm comm, const stripe_lu_options& opt);
+
+// This rank's factorization engine for opt.engine (st::make_factor_engine).
+// Collective: made inside an agreement, so a rank without a device makes
+// every rank throw; for a device engine the ranks also agree that their
+// devices have the same name (model and memory).
+st::factor_engine make_rank_engine(MPI_Comm comm, const stripe_lu_options& opt);
 
 // checksum64 of an n x nrhs column-major matrix (ld): replicated data check.
 std::uint64_t matrix_checksum(i64 n, i64 nrhs, const double* a, i64 ld);
@@ -137,7 +147,7 @@ struct stripe_lu::impl {
   // Out of core: the factorization's engine, made before the rank copies its
   // stripes (a missing engine or device fails before that work); moved into
   // factor_out_of_core, which releases it.
-  dist::rank_engine ooc_engine;
+  dist::st::factor_engine ooc_engine;
 
   // Agrees on `op` over c (so that ranks in different routines fail
   // before any other collective), then duplicates c.
@@ -159,11 +169,12 @@ struct stripe_lu::impl {
 
   void choose_sizes(bool out_of_core);
   void note_pivots(const dist::st::block& b, i64 r0);
+  // The factorization loops' view of this driver (stripe/factor_loop.hpp).
+  dist::st::factor_setup setup();
   // The report's global parts: factor time (max over ranks), min pivot ratio.
   void finish_report(double seconds, double resumed_flops);
 
   void factor_in_memory();
-  void factor_in_memory_device(dist::st::device_engine& e);
   // stripe_ooc.cpp
   void open_out_of_core(const std::vector<std::string>& system, const std::string& rank_workdir);
   void factor_out_of_core();

@@ -120,19 +120,43 @@ void agree_same(MPI_Comm comm, detail::operation op, std::size_t count,
   });
 }
 
-rank_engine make_rank_engine(MPI_Comm comm, const stripe_lu_options& opt) {
-  rank_engine f;
+rank_distribution::rank_distribution(MPI_Comm comm)
+    : st::distribution(detail::rank_of(comm), detail::size_of(comm)), comm_(comm) {}
+
+void rank_distribution::agree(const std::function<void()>& local) { detail::agree(comm_, local); }
+
+void rank_distribution::owner_step(int root, double threshold, const std::function<void()>& step) {
+  dist::owner_step(comm_, root, threshold, step);
+}
+
+void rank_distribution::broadcast(int root, double* p, i64 count) { bcast_doubles(comm_, root, p, count); }
+
+void rank_distribution::all_gather(i64 mine, i64* all) {
+  MPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm_);
+}
+
+i64 rank_distribution::min_over_ranks(i64 v) {
+  i64 r = v;
+  MPI_Allreduce(&v, &r, 1, MPI_INT64_T, MPI_MIN, comm_);
+  return r;
+}
+
+i64 rank_distribution::max_over_ranks(i64 v) {
+  i64 r = v;
+  MPI_Allreduce(&v, &r, 1, MPI_INT64_T, MPI_MAX, comm_);
+  return r;
+}
+
+st::factor_engine make_rank_engine(MPI_Comm comm, const stripe_lu_options& opt) {
+  st::factor_engine f;
   if (opt.engine == "cpu") {
-    detail::agree(comm, [&] { f.cpu = st::make_cpu_engine(opt.threads); });
+    detail::agree(comm, [&] { f = st::make_factor_engine(opt); });
     return f;
   }
   // Every rank passed the same engine name (option_items); each makes its
   // own device engine (its own CUDA context and device).
   agree_same(comm, detail::operation::none, 1, [&] {
-    f.dev = st::make_device_engine(opt.engine, opt.threads);
-    if (!f.dev)
-      throw not_compiled_in("the stripe LU engine '" + opt.engine +
-                            "' (build with CUDA, link exala::gpu_cuda and include <exala/cuda.hpp>)");
+    f = st::make_factor_engine(opt);
     const std::string dn = f.dev->device_name();
     return std::vector<same_item>{
         {"engine", st::checksum64(dn.data(), dn.size()), same_item::data,
@@ -263,8 +287,20 @@ void stripe_lu::impl::finish_report(double seconds, double resumed_flops) {
   rep.min_pivot_ratio = std::isinf(out[1]) ? 0 : out[1];
 }
 
+st::factor_setup stripe_lu::impl::setup() {
+  st::factor_setup f{opt, rep};
+  f.n = n, f.S = S, f.Sp = Sp, f.m = m, f.N = N, f.G = G;
+  f.threshold = threshold();
+  f.scale_exp = sc.exp;
+  f.note_pivots = [this](const st::block& b, i64 r0) { note_pivots(b, r0); };
+  f.finish = [this](double seconds, double resumed_flops) { finish_report(seconds, resumed_flops); };
+  return f;
+}
+
 // --------------------------------------------------------------- in memory
 
+// The loops of stripe/factor_loop.hpp over this rank's stripes (own stripe J
+// at lu[J / P], ld rows(J)).
 void stripe_lu::impl::factor_in_memory() {
   in_core = true;
   rep.in_core = true;
@@ -272,144 +308,49 @@ void stripe_lu::impl::factor_in_memory() {
   for (i64 J = first_own(0); J < N; J += P)  // A' = 2^-k A (k = 0: untouched)
     st::scale_block(rows(J), n, lu[std::size_t(J / P)].data(), rows(J), sc.exp);
   ipiv.assign(std::size_t(n), 0);
-  rank_engine fe = make_rank_engine(comm, opt);
+  st::factor_engine fe = make_rank_engine(comm, opt);
   rep.engine = fe.get().name();
-  if (fe.dev) {
-    rep.device = fe.dev->device_name();
-    factor_in_memory_device(*fe.dev);
+  rank_distribution d(comm);
+  auto own = [this](i64 J) { return st::block{lu[std::size_t(J / P)].data(), rows(J), 0, n, rows(J)}; };
+  if (!fe.dev) {
+    st::factor_in_memory(setup(), d, *fe.cpu, own, ipiv.data());
     return;
   }
-  st::dense_engine* e = fe.cpu.get();
-  const double thr = threshold();
-  progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
-  pm.report(0, nullptr, true);
-  const auto t0 = clock_type::now();
-  std::vector<double> recv;
-  for (i64 J = 0; J < N; ++J) {
-    const int o = owner(J);
-    const i64 r = rows(J), c0 = J * S, count = r * (n - c0);
-    owner_step(comm, o, thr, [&] {
-      const st::block p{lu[std::size_t(J / P)].data(), r, 0, n, r};
-      st::factor_stripe_local(*e, p, c0, Sp, thr, ipiv.data() + c0);
-      note_pivots(p, c0);
-    });
-    // Columns [c0, n) of the factored stripe (ld r: contiguous from column c0).
-    double* pd = nullptr;
-    if (o == rank) {
-      pd = lu[std::size_t(J / P)].data() + c0 * r;
-    } else {
-      recv.resize(std::size_t(count));
-      pd = recv.data();
-    }
-    bcast_doubles(comm, o, pd, count);
-    const st::block p{pd, r, c0, n, r};
-    detail::agree(comm, [&] {
-      for (i64 I = first_own(J + 1); I < N; I += P)
-        st::apply_pivot_stripe(*e, p, c0, {lu[std::size_t(I / P)].data(), rows(I), 0, n, rows(I)});
-    });
-    pm.done += factor_flops(n, c0, r);
-    for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, c0, r, rows(I));
-    pm.report(J + 1, nullptr, false);
-  }
-  finish_report(seconds_since(t0), 0);
-  pm.done = pm.total;
-  pm.report(N, nullptr, true);
-}
-
-// In memory on a device engine: pivot groups of m stripes, m the smallest
-// pivot-slot count over the ranks' devices, capped by opt.meta when given
-// (as the single process caps it) and otherwise by max(1, N / (4P)): the
-// members of a group are factored one after the other (each owner
-// eliminates the earlier members from its stripe on its device while the
-// others wait, about m P / N of the work), and the sweep, every rank
-// through its own device, is the parallel part; larger groups stream each
-// later stripe through the device fewer times. The grouping does not change
-// a bit (device_driver.hpp: fixed slot layout). Each own stripe J is
-// factored in a pivot slot after eliminating the group's earlier members,
-// then downloaded and broadcast; a received pivot is uploaded into the same
-// slot on the other ranks; a later stripe is streamed through a target slot
-// (its columns from the group's first diagonal column: the earlier ones
-// are final) once per group.
-void stripe_lu::impl::factor_in_memory_device(st::device_engine& e) {
-  const double thr = threshold();
-  // Received pivots land here (one buffer per slot), pinned like the own
-  // stripes so that the copies are asynchronous.
-  std::vector<std::vector<double>> recv;
-  struct unpin_at_exit {  // after recv: unpinned before it is freed
+  // On a device engine: pivot groups of m stripes, m the smallest pivot-slot
+  // count over the ranks' devices, capped by opt.meta when given (as the
+  // single process caps it) and otherwise by max(1, N / (4P)): the members
+  // of a group are factored one after the other (each owner eliminates the
+  // earlier members from its stripe on its device while the others wait,
+  // about m P / N of the work), and the sweep, every rank through its own
+  // device, is the parallel part; larger groups stream each later stripe
+  // through the device fewer times. The grouping does not change a bit
+  // (device_driver.hpp: fixed slot layout).
+  st::device_engine& e = *fe.dev;
+  rep.device = e.device_name();
+  struct unpin_at_exit {
     st::device_engine& e;
     std::vector<void*> p;
     ~unpin_at_exit() {
       for (void* q : p) e.unpin(q);
     }
   } pinned{e, {}};
-  std::optional<st::device_stripes> ds;  // after `pinned`: synchronized before the unpinning
-  std::int64_t slots = N == 0 ? 1 : 0, mg = 1;
-  detail::agree(comm, [&] {
-    if (N == 0) return;
+  d.agree([&] {
     const auto tp = clock_type::now();
     for (auto& s : lu)
       if (e.pin(s.data(), s.size() * sizeof(double))) pinned.p.push_back(s.data());
     rep.pin_seconds = seconds_since(tp);
-    const i64 cap = opt.meta > 0 ? opt.meta : std::max<i64>(1, N / (4 * i64(P)));
-    ds.emplace(e, n, S, Sp, thr, cap);
-    slots = ds->pivot_slots();
   });
-  MPI_Allreduce(&slots, &mg, 1, MPI_INT64_T, MPI_MIN, comm);
-  detail::agree(comm, [&] {
-    if (N == 0 || P == 1) return;
-    const auto tp = clock_type::now();
-    recv.resize(std::size_t(mg));
-    for (auto& b : recv) {
-      b.assign(std::size_t(S * n), 0.0);
-      if (e.pin(b.data(), b.size() * sizeof(double))) pinned.p.push_back(b.data());
-    }
-    rep.pin_seconds += seconds_since(tp);
-  });
-  rep.meta = mg;
   progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
   pm.report(0, nullptr, true);
   const auto t0 = clock_type::now();
-  // A failed upload of a received pivot: thrown at this rank's next step or
-  // agreement (never skipping a collective).
-  std::exception_ptr pending;
-  for (i64 first = 0; first < N; first += mg) {
-    const i64 last = std::min(N, first + mg);
-    for (i64 J = first; J < last; ++J) {
-      const int o = owner(J);
-      const i64 q = J - first, r = rows(J), c0 = J * S, count = r * (n - c0);
-      owner_step(comm, o, thr, [&] {
-        if (pending) std::rethrow_exception(pending);
-        const st::block h{lu[std::size_t(J / P)].data(), r, 0, n, r};
-        ds->upload_pivot(q, h, c0);
-        ds->factor(q, h, c0, ipiv.data() + c0);
-        ds->finish_group();  // h holds the factored stripe
-        note_pivots(h, c0);
-      });
-      double* pd = o == rank ? lu[std::size_t(J / P)].data() + c0 * r : recv[std::size_t(q)].data();
-      bcast_doubles(comm, o, pd, count);
-      if (o != rank && !pending) try {
-          ds->upload_pivot(q, {pd, r, c0, n, r}, c0);
-        } catch (...) {
-          pending = std::current_exception();
-        }
-      pm.done += factor_flops(n, c0, r);
-      for (i64 Q = first; Q < J; ++Q) pm.done += elim_flops(n, Q * S, rows(Q), r);
-      pm.report(J + 1, nullptr, false);
-    }
-    detail::agree(comm, [&] {
-      if (pending) std::rethrow_exception(pending);
-      const i64 c = first * S;  // columns [0, c) of a later stripe are final
-      for (i64 I = first_own(last); I < N; I += P) {
-        const i64 ri = rows(I);
-        ds->submit({lu[std::size_t(I / P)].data() + c * ri, ri, c, n, ri}, last - first);
-      }
-      ds->complete_all();
-      e.sync_all();  // the received pivots' uploads too: recv is free for the next group
-    });
-    for (i64 J = first; J < last; ++J)
-      for (i64 I = last; I < N; ++I) pm.done += elim_flops(n, J * S, rows(J), rows(I));
-    pm.report(last, nullptr, false);
-  }
+  const i64 cap = opt.meta > 0 ? opt.meta : std::max<i64>(1, N / (4 * i64(P)));
+  rep.meta = st::factor_in_memory_device(
+      e, d, n, S, Sp, N, threshold(), cap, own, ipiv.data(),
+      [&](i64 step, double f) {
+        pm.done += f;
+        pm.report(step, nullptr, false);
+      },
+      [this](const st::block& b, i64 r0) { note_pivots(b, r0); }, &rep.pin_seconds);
   finish_report(seconds_since(t0), 0);
   pm.done = pm.total;
   pm.report(N, nullptr, true);

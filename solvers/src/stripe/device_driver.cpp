@@ -160,42 +160,4 @@ void device_stripes::complete_all() {
     if (f.ticket >= 0) complete(f.ticket);
 }
 
-std::int64_t factor_host_stripes(device_engine& e, std::int64_t n, std::int64_t S, std::int64_t Sp,
-                                 double threshold, std::int64_t max_pivots,
-                                 const std::vector<block>& stripes, std::int64_t* ipiv,
-                                 const std::function<void(std::int64_t, double)>& on_stripe) {
-  const auto N = static_cast<std::int64_t>(stripes.size());
-  // Flops of eliminating pivot stripe P from `rows` rows (trsm + gemm), and of
-  // factoring stripe J (~ LU of rows x (n - r0)).
-  auto elim = [&](std::int64_t P, std::int64_t rows) {
-    const double s = double(stripes[std::size_t(P)].rows), r = double(rows);
-    return r * s * s + 2.0 * r * s * double(n - P * S - stripes[std::size_t(P)].rows);
-  };
-  auto fact = [&](std::int64_t J) {
-    const double w = double(n - J * S), r = double(stripes[std::size_t(J)].rows);
-    return r * r * w - r * r * r / 3.0;
-  };
-  device_stripes ds(e, n, S, Sp, threshold, max_pivots);
-  const std::int64_t mg = ds.pivot_slots();
-  for (std::int64_t first = 0; first < N; first += mg) {
-    const std::int64_t last = std::min(N, first + mg);
-    for (std::int64_t J = first; J < last; ++J) ds.upload_pivot(J - first, stripes[std::size_t(J)], J * S);
-    for (std::int64_t J = first; J < last; ++J) {
-      ds.factor(J - first, stripes[std::size_t(J)], J * S, ipiv + J * S);
-      double f = fact(J);
-      for (std::int64_t P = first; P < J; ++P) f += elim(P, stripes[std::size_t(J)].rows);
-      if (on_stripe) on_stripe(J, f);
-    }
-    ds.finish_group();
-    for (std::int64_t I = last; I < N; ++I) {
-      ds.submit(stripes[std::size_t(I)], last - first);
-      double f = 0;
-      for (std::int64_t P = first; P < last; ++P) f += elim(P, stripes[std::size_t(I)].rows);
-      if (on_stripe) on_stripe(I, f);
-    }
-    ds.complete_all();
-  }
-  return mg;
-}
-
 }  // namespace exala::detail::stripe

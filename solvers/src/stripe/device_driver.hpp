@@ -82,17 +82,4 @@ class device_stripes {
   bool downloads_pending_ = false;
 };
 
-// The local-pivoting factorization of a host-resident matrix on a device
-// engine: stripes[J] is stripe J (rows J*S .., all n columns, any ld; col0 0),
-// pinned by the caller for asynchronous copies. Pivot groups of as many
-// stripes as the device holds (max_pivots caps it; 0: no cap): each member is
-// uploaded, eliminated by the group's earlier members and factored on the
-// device, then every later stripe is streamed through (three in flight).
-// ipiv as factor_stripe_local, at ipiv + J*S. on_stripe(J, flops) is called
-// as work completes (progress). Returns the pivot-group size used.
-std::int64_t factor_host_stripes(device_engine& e, std::int64_t n, std::int64_t S, std::int64_t Sp,
-                                 double threshold, std::int64_t max_pivots,
-                                 const std::vector<block>& stripes, std::int64_t* ipiv,
-                                 const std::function<void(std::int64_t, double)>& on_stripe);
-
 }  // namespace exala::detail::stripe

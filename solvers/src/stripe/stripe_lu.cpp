@@ -34,6 +34,7 @@
 #include "driver_common.hpp"
 #include "engine.hpp"
 #include "exala/blas2.hpp"
+#include "factor_loop.hpp"
 #include "exala/checked.hpp"
 #include "kernels.hpp"
 #include "store.hpp"
@@ -52,27 +53,6 @@ using st::factor_flops;
 using st::lu_flops;
 using st::progress_meter;
 using st::seconds_since;
-
-// The engine of the factorization: the CPU engine, or a device engine that
-// the gpu layer registered (nullptr device: the CPU engine).
-struct factor_engine {
-  std::unique_ptr<st::dense_engine> cpu;
-  std::unique_ptr<st::device_engine> dev;
-  st::dense_engine& get() { return dev ? *dev : *cpu; }
-};
-
-factor_engine make_factor_engine(const stripe_lu_options& o) {
-  factor_engine f;
-  if (o.engine == "cpu") {
-    f.cpu = st::make_cpu_engine(o.threads);
-    return f;
-  }
-  f.dev = st::make_device_engine(o.engine, o.threads);
-  if (!f.dev)
-    throw not_compiled_in("the stripe LU engine '" + o.engine +
-                          "' (build with CUDA, link exala::gpu_cuda and include <exala/cuda.hpp>)");
-  return f;
-}
 
 // The solve phase and the residual always run on the CPU engine (O(n^2)
 // work on data that is in host memory).
@@ -116,6 +96,8 @@ struct stripe_lu::impl {
                         const double* r) const;
   refine_report refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx, int max_refine) const;
   void note_pivots(const st::block& b, i64 r0);
+  // The factorization loops' view of this driver (factor_loop.hpp).
+  st::factor_setup setup();
   // A cache of whole read-only stripes (rows(I) x n, ld rows(I)) filled by
   // `fill`: the streams of the solve phase (lu_) and of the residual (orig_).
   std::unique_ptr<st::stripe_cache> whole_stripes(std::function<void(i64, double*)> fill) const {
@@ -159,6 +141,19 @@ void stripe_lu::impl::note_pivots(const st::block& b, i64 r0) {
   }
 }
 
+st::factor_setup stripe_lu::impl::setup() {
+  st::factor_setup f{opt, rep};
+  f.n = n, f.S = S, f.Sp = Sp, f.m = m, f.N = N, f.G = G;
+  f.threshold = threshold();
+  f.scale_exp = sc.exp;
+  f.note_pivots = [this](const st::block& b, i64 r0) { note_pivots(b, r0); };
+  f.finish = [this](double seconds, double resumed_flops) {
+    rep.factor_seconds = seconds;
+    rep.factor_gflops = seconds > 0 ? (lu_flops(n) - resumed_flops) / seconds * 1e-9 : 0;
+  };
+  return f;
+}
+
 // ---------------------------------------------------------------- in core
 
 void stripe_lu::impl::factor_in_core() {
@@ -167,37 +162,25 @@ void stripe_lu::impl::factor_in_core() {
   lu = a0;
   st::scale_block(n, n, lu.data(), n, sc.exp);  // A' = 2^-k A (k = 0: untouched)
   ipiv.assign(std::size_t(n), 0);
-  auto fe = make_factor_engine(opt);
+  auto fe = st::make_factor_engine(opt);
   rep.engine = fe.get().name();
   if (fe.dev) rep.device = fe.dev->device_name();
   if (fe.dev) {
     factor_in_core_device(*fe.dev);
     return;
   }
-  auto e = &fe.get();
+  auto own = [this](i64 J) { return st::block{lu.data() + J * S, rows(J), 0, n, n}; };
+  if (opt.pivot == pivoting::local) {
+    st::distribution one;
+    st::factor_in_memory(setup(), one, *fe.cpu, own, ipiv.data());
+    return;
+  }
   const auto t0 = clock_type::now();
   progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
   pm.report(0, nullptr, true);
-  const double thr = threshold();
-  if (opt.pivot == pivoting::partial) {
-    st::factor_partial(*e, n, lu.data(), n, S, thr, ipiv.data());
-    for (i64 J = 0; J < N; ++J) note_pivots({lu.data() + J * S, rows(J), 0, n, n}, J * S);
-    pm.done = pm.total;
-  } else {
-    for (i64 J = 0; J < N; ++J) {
-      const st::block p{lu.data() + J * S, rows(J), 0, n, n};
-      st::factor_stripe_local(*e, p, J * S, Sp, thr, ipiv.data() + J * S);
-      note_pivots(p, J * S);
-      pm.done += factor_flops(n, J * S, p.rows);
-      for (i64 I = J + 1; I < N; ++I) {
-        st::apply_pivot_stripe(*e, p, J * S, {lu.data() + I * S, rows(I), 0, n, n});
-        pm.done += elim_flops(n, J * S, p.rows, rows(I));
-      }
-      pm.report(J + 1, nullptr, false);
-    }
-  }
-  rep.factor_seconds = seconds_since(t0);
-  rep.factor_gflops = rep.factor_seconds > 0 ? lu_flops(n) / rep.factor_seconds * 1e-9 : 0;
+  st::factor_partial(*fe.cpu, n, lu.data(), n, S, threshold(), ipiv.data());
+  for (i64 J = 0; J < N; ++J) note_pivots(own(J), J * S);
+  setup().finish(seconds_since(t0), 0);
   pm.done = pm.total;
   pm.report(N, nullptr, true);
 }
@@ -243,18 +226,18 @@ void stripe_lu::impl::factor_in_core_device(st::device_engine& e) {
     e.sync_all();
     for (i64 J = 0; J < N; ++J) note_pivots({lu.data() + J * S, rows(J), 0, n, n}, J * S);
   } else {
-    std::vector<st::block> stripes;
-    for (i64 J = 0; J < N; ++J) stripes.push_back({lu.data() + J * S, rows(J), 0, n, n});
+    st::distribution one;
     // meta caps the pivot slots (tests use it to exercise the streamed sweep).
-    rep.meta = st::factor_host_stripes(e, n, S, Sp, thr, opt.meta, stripes, ipiv.data(),
-                                       [&](i64 J, double f) {
-                                         pm.done += f;
-                                         pm.report(J + 1, nullptr, false);
-                                       });
-    for (i64 J = 0; J < N; ++J) note_pivots(stripes[std::size_t(J)], J * S);
+    rep.meta = st::factor_in_memory_device(
+        e, one, n, S, Sp, N, thr, opt.meta,
+        [this](i64 J) { return st::block{lu.data() + J * S, rows(J), 0, n, n}; }, ipiv.data(),
+        [&](i64 step, double f) {
+          pm.done += f;
+          pm.report(step, nullptr, false);
+        },
+        [this](const st::block& b, i64 r0) { note_pivots(b, r0); }, nullptr);
   }
-  rep.factor_seconds = seconds_since(t0);
-  rep.factor_gflops = rep.factor_seconds > 0 ? lu_flops(n) / rep.factor_seconds * 1e-9 : 0;
+  setup().finish(seconds_since(t0), 0);
   pm.done = pm.total;
   pm.report(N, nullptr, true);
 }
@@ -262,313 +245,10 @@ void stripe_lu::impl::factor_in_core_device(st::device_engine& e) {
 // ------------------------------------------------------------ out of core
 
 void stripe_lu::impl::factor_out_of_core() {
-  st::store& sto = *store;
-  st::progress_record want{S, Sp, m, int(opt.pivot), "", 0};
-  auto fe = make_factor_engine(opt);
-  st::dense_engine* eng = &fe.get();
-  want.engine = eng->name();
-  if (fe.dev) rep.device = fe.dev->device_name();
-  rep.engine = want.engine;
-
-  i64 groups_done = 0;
-  auto have = opt.resume ? sto.read_progress() : std::nullopt;  // (--restart: even a foreign journal goes)
-  if (have && opt.resume) {
-    if (have->stripe != S || have->substripe != Sp || have->meta != m || have->pivot != want.pivot ||
-        have->engine != want.engine)
-      throw storage_error(-1, dirs[0] + "/progress",
-                          "holds a partial run with stripe " + std::to_string(have->stripe) +
-                              ", substripe " + std::to_string(have->substripe) + ", meta " +
-                              std::to_string(have->meta) + ", engine " + have->engine +
-                              "; give the same parameters to resume it, or start over "
-                              "(resume = false, `exala solve --restart`)");
-    groups_done = have->groups_done;
-    rep.resumed = true;
-  } else {
-    sto.clear_factorization();
-    sto.write_progress(want);
-  }
-  rep.groups_resumed = groups_done;
-  for (i64 J = 0; J < std::min(N, groups_done * m); ++J) {  // leftovers of a kill at a group's end
-    sto.remove_active(J);
-    sto.remove_lsegments(J);
-  }
-
-  // Groups applied to each stripe, as on disk (k) and as in memory.
-  std::vector<i64> k(std::size_t(N), 0);
-  std::vector<std::atomic<i64>> disk_k(static_cast<std::size_t>(N));
-  for (i64 I = groups_done * m; I < N; ++I) {
-    if (auto h = sto.read_active_header(I)) {
-      // groups_done + 1: the sweep of a group runs while its lu_ files are
-      // written, so a stripe may hold one group more than the journal.
-      if (h->groups_applied < 0 || h->groups_applied > std::min(groups_done + 1, I / m) ||
-          h->col0 != col_of_group(h->groups_applied))
-        throw storage_error(I, "", "act_ file of the partial run is inconsistent with its journal "
-                                   "(groups applied " + std::to_string(h->groups_applied) + ")");
-      k[std::size_t(I)] = h->groups_applied;
-    }
-    disk_k[std::size_t(I)] = k[std::size_t(I)];
-  }
-  i64 g_start = groups_done;
-  for (i64 I = groups_done * m; I < N; ++I) g_start = std::min(g_start, k[std::size_t(I)]);
-
-  // Cache keys: I >= 0 the working stripe I; -(J + 1) the factored stripe J
-  // read back from its lu_ file (columns [c_g, n) of its group g).
-  st::cache_callbacks cb;
-  cb.size = [&](i64 key) -> std::uint64_t {
-    if (key < 0) {
-      const i64 J = -key - 1;
-      return std::uint64_t(rows(J)) * std::uint64_t(n - col_of_group(J / m)) * 8u;
-    }
-    return std::uint64_t(rows(key)) * std::uint64_t(n - col_of_group(disk_k[std::size_t(key)])) * 8u;
-  };
-  cb.load = [&](i64 key, st::cache_buffer& b) {
-    if (key < 0) {
-      const i64 J = -key - 1, c0 = col_of_group(J / m);
-      b.rows = rows(J), b.col0 = c0, b.ncols = n - c0;
-      b.data.reset(new double[std::size_t(b.rows * b.ncols)]);
-      sto.read_lu(J, b.rows, c0, n, b.data.get(), b.rows, nullptr);
-      return;
-    }
-    const i64 kk = disk_k[std::size_t(key)], c0 = col_of_group(kk);
-    b.rows = rows(key), b.col0 = c0, b.ncols = n - c0, b.version = b.disk_version = kk;
-    b.data.reset(new double[std::size_t(b.rows * b.ncols)]);
-    if (kk == 0) {  // the original stripe enters the factorization: A' = 2^-k A
-      sto.read_original(key * S, b.rows, 0, n, b.data.get(), b.rows);
-      st::scale_block(b.rows, n, b.data.get(), b.rows, sc.exp);
-    } else
-      sto.read_active(key, b.rows, c0, b.data.get(), b.rows);
-  };
-  cb.flush = [&](i64 key, const st::cache_buffer& b) {
-    const i64 r = b.rows;
-    for (i64 g = b.disk_version; g < b.version; ++g) {
-      const i64 c0 = col_of_group(g), c1 = col_of_group(g + 1);
-      sto.write_lsegment(key, r, c0, c1, b.data.get() + (c0 - b.col0) * r, r);
-    }
-    const i64 c = col_of_group(b.version);
-    sto.write_active(key, r, b.version, c, b.data.get() + (c - b.col0) * r, r);
-    disk_k[std::size_t(key)] = b.version;
-  };
-
-  // Room: m pinned pivots + the stripe in use + one in flight.
-  if (opt.cache_bytes != 0) {
-    const std::uint64_t stripe_bytes = std::uint64_t(S) * std::uint64_t(n) * 8u;
-    if (opt.cache_bytes < std::uint64_t(m + 2) * stripe_bytes)
-      throw invalid_argument("cache", std::to_string(opt.cache_bytes) + " bytes cannot hold " +
-                                          std::to_string(m) +
-                                          " pivot stripe(s) plus two working stripes of " +
-                                          std::to_string(stripe_bytes) +
-                                          " bytes: raise the cache or lower the stripe or meta");
-  }
-  st::stripe_cache cache(cb, opt.cache_bytes, opt.io_threads);
-
-  const double thr = threshold();
-  // A device engine holds the group's m pivot stripes in device slots.
-  std::optional<st::device_stripes> ds;
-  if (fe.dev) {
-    ds.emplace(*fe.dev, n, S, Sp, thr, m);
-    if (ds->pivot_slots() < m)
-      throw invalid_argument("meta", "groups of " + std::to_string(m) + " stripes do not fit on " +
-                                         fe.dev->device_name() + " (room for " +
-                                         std::to_string(ds->pivot_slots()) + "): give a smaller meta");
-  }
-  double resumed_flops = 0;
-  for (i64 g = 0; g < groups_done; ++g)
-    for (i64 J = g * m; J < std::min(N, (g + 1) * m); ++J) {
-      resumed_flops += factor_flops(n, J * S, rows(J));
-      for (i64 I = J + 1; I < N; ++I) resumed_flops += elim_flops(n, J * S, rows(J), rows(I));
-    }
-  progress_meter pm(opt, "factor", lu_flops(n), G, &sto.counters());
-  pm.done = pm.start_done = std::min(resumed_flops, pm.total);
-  const auto t0 = clock_type::now();
-  auto last_checkpoint = t0;
-  const i64 read0 = sto.counters().bytes_read, written0 = sto.counters().bytes_written;
-  pm.report(groups_done, nullptr, true);
-
-  std::vector<i64> piv(static_cast<std::size_t>(S));
-  auto view = [&](st::cache_buffer& b) { return st::block{b.data.get(), b.rows, b.col0, n, b.rows}; };
-  auto timed_acquire = [&](i64 key) -> st::cache_buffer& {
-    const auto ta = clock_type::now();
-    st::cache_buffer& b = cache.acquire(key);
-    rep.io_wait_seconds += seconds_since(ta);
-    return b;
-  };
-
-  for (i64 g = g_start; g < G; ++g) {
-    const i64 first = g * m, last = std::min(N, (g + 1) * m);
-    std::vector<i64> keys;
-    std::vector<st::cache_buffer*> piv_bufs;
-    std::vector<std::vector<i64>> group_piv;
-    std::future<void> lu_writer;  // declared last of the group's state: waited for first
-    if (g < groups_done) {
-      // Catching up after a resume: the group's factors come from lu_ files.
-      for (i64 J = first; J < last; ++J) keys.push_back(-(J + 1));
-      cache.plan(keys);
-      for (i64 key : keys) {
-        piv_bufs.push_back(&timed_acquire(key));
-        cache.pin(key);
-        if (ds) {
-          const i64 J = -key - 1;
-          ds->upload_pivot(J - first, view(*piv_bufs.back()), J * S);
-        }
-      }
-    } else {
-      for (i64 J = first; J < last; ++J) keys.push_back(J);
-      cache.plan(keys);
-      for (i64 J = first; J < last; ++J) {
-        st::cache_buffer& b = timed_acquire(J);
-        cache.pin(J);
-        if (b.version != g)
-          throw storage_error(J, "", "stripe holds " + std::to_string(b.version) +
-                                         " groups when its own group " + std::to_string(g) +
-                                         " starts");
-        const st::block tb = view(b);
-        for (std::size_t q = 0; q < piv_bufs.size(); ++q) {
-          const i64 P = first + i64(q);
-          if (!ds) st::apply_pivot_stripe(*eng, view(*piv_bufs[q]), P * S, tb);
-          pm.done += elim_flops(n, P * S, rows(P), b.rows);
-        }
-        if (ds) {
-          ds->upload_pivot(J - first, tb, J * S);
-          ds->factor(J - first, tb, J * S, piv.data());
-        } else {
-          st::factor_stripe_local(*eng, tb, J * S, Sp, thr, piv.data());
-          note_pivots(tb, J * S);
-        }
-        pm.done += factor_flops(n, J * S, b.rows);
-        group_piv.emplace_back(piv.begin(), piv.begin() + b.rows);
-        b.version = g + 1;
-        b.disk_version = g + 1;  // never written back as act_ again: it becomes an lu_ file
-        piv_bufs.push_back(&b);
-      }
-      if (ds) {
-        ds->finish_group();  // the factored stripes are back in their buffers
-        for (i64 J = first; J < last; ++J) note_pivots(view(*piv_bufs[std::size_t(J - first)]), J * S);
-      }
-      // The group's lu_ files are written behind the sweep (which only reads
-      // the pinned pivot buffers): each is the L columns on disk [0, c_k),
-      // row-swapped now, then the buffer's columns. One stripe at a time.
-      lu_writer = std::async(std::launch::async, [&, first, last] {
-        std::vector<double> row;
-        for (i64 J = first; J < last; ++J)
-          if (piv_bufs[std::size_t(J - first)]->col0 > 0) row.resize(std::size_t(S * n));
-        for (i64 J = first; J < last; ++J) {
-          const st::cache_buffer& b = *piv_bufs[std::size_t(J - first)];
-          const std::vector<i64>& pv = group_piv[std::size_t(J - first)];
-          const i64 r = b.rows, kd = disk_k[std::size_t(J)];
-          for (i64 q = 0; q < kd; ++q) {
-            const i64 c0 = col_of_group(q), c1 = col_of_group(q + 1);
-            if (c1 > b.col0) break;  // the buffer holds these columns too
-            sto.read_lsegment(J, r, c0, c1, row.data() + c0 * r, r);
-          }
-          for (i64 c = 0; c < b.col0; ++c)
-            for (i64 i = 0; i < r; ++i)
-              if (pv[std::size_t(i)] != i)
-                std::swap(row[std::size_t(c * r + i)], row[std::size_t(c * r + pv[std::size_t(i)])]);
-          if (b.col0 == 0) {  // the whole stripe is in the buffer: no copy
-            sto.write_lu(J, r, b.data.get(), r, pv.data());
-            continue;
-          }
-          std::memcpy(row.data() + b.col0 * r, b.data.get(), std::size_t(r * b.ncols) * 8u);
-          sto.write_lu(J, r, row.data(), r, pv.data());
-        }
-      });
-    }
-
-    // Sweep: eliminate the group from every later stripe still behind.
-    std::vector<i64> targets;
-    for (i64 I = last; I < N; ++I)
-      if (k[std::size_t(I)] == g) targets.push_back(I);
-    if (opt.order != stripe_order::basic && (g % 2) == 1) std::reverse(targets.begin(), targets.end());
-    cache.plan(targets);
-    // On a device engine up to two targets are in flight (uploaded, updated,
-    // downloaded asynchronously); a target is released once it is back.
-    struct in_flight {
-      i64 I;
-      st::cache_buffer* b;
-      i64 ticket;
-    };
-    std::vector<in_flight> flying;
-    auto retire = [&](const in_flight& f) {
-      ds->complete(f.ticket);
-      f.b->version = g + 1;
-      k[std::size_t(f.I)] = g + 1;
-      cache.release(f.I);
-    };
-    struct retire_at_exit {  // an exception must not leave transfers into released buffers
-      std::optional<st::device_stripes>& ds;
-      ~retire_at_exit() {
-        if (ds) try {
-            ds->complete_all();
-          } catch (...) {
-          }
-      }
-    } retire_guard{ds};
-    for (i64 I : targets) {
-      if (flying.size() >= 2) {
-        retire(flying.front());
-        flying.erase(flying.begin());
-      }
-      st::cache_buffer& b = timed_acquire(I);
-      if (b.version != g) {
-        cache.release(I);
-        throw storage_error(I, "", "cached stripe holds " + std::to_string(b.version) +
-                                       " groups, expected " + std::to_string(g));
-      }
-      const st::block tb = view(b);
-      // b belongs to the cache again once released (an I/O thread may evict
-      // and free it at once): nothing below reads it after the release.
-      if (ds) {
-        flying.push_back({I, &b, ds->submit(tb, last - first)});
-      } else {
-        for (i64 J = first; J < last; ++J)
-          st::apply_pivot_stripe(*eng, view(*piv_bufs[std::size_t(J - first)]), J * S, tb);
-        b.version = g + 1;
-        k[std::size_t(I)] = g + 1;
-        cache.release(I);
-      }
-      for (i64 J = first; J < last; ++J) pm.done += elim_flops(n, J * S, rows(J), rows(I));
-      const auto cs = cache.stats();
-      pm.report(g, &cs, false);
-    }
-    for (const in_flight& f : flying) retire(f);
-    flying.clear();
-    if (lu_writer.valid()) {
-      // The journal says "group g done" only once its lu_ files are complete;
-      // a kill before that re-factors the group (same bits) on resume.
-      const auto tw = clock_type::now();
-      lu_writer.get();
-      rep.io_wait_seconds += seconds_since(tw);
-      want.groups_done = g + 1;
-      sto.write_progress(want);
-      for (i64 J = first; J < last; ++J) {
-        sto.remove_active(J);
-        sto.remove_lsegments(J);
-      }
-    }
-    for (std::size_t q = 0; q < keys.size(); ++q) {
-      cache.release(keys[q]);
-      cache.unpin(keys[q]);
-      cache.discard(keys[q]);
-    }
-    groups_done = std::max(groups_done, g + 1);
-    if (seconds_since(last_checkpoint) >= opt.checkpoint_interval_s && g + 1 < G) {
-      cache.flush_async();
-      last_checkpoint = clock_type::now();
-    }
-    const auto cs = cache.stats();
-    pm.report(g + 1, &cs, true);
-  }
-  cache.flush_all();
-  const auto cs = cache.stats();
-  rep.factor_seconds = seconds_since(t0);
-  rep.factor_gflops =
-      rep.factor_seconds > 0 ? (lu_flops(n) - pm.start_done) / rep.factor_seconds * 1e-9 : 0;
-  rep.bytes_read = sto.counters().bytes_read - read0;
-  rep.bytes_written = sto.counters().bytes_written - written0;
-  rep.cache_hits = cs.hits, rep.cache_misses = cs.misses + cs.prefetched;
-  rep.peak_cache_bytes = cs.peak_bytes;
-  pm.done = pm.total;
-  pm.report(G, &cs, true);
+  auto fe = st::make_factor_engine(opt);
+  st::distribution one;
+  st::factor_out_of_core(setup(), one, fe.get(), fe.dev.get(), *store, dirs[0] + "/progress",
+                         "(resume = false, `exala solve --restart`)");
 }
 
 // -------------------------------------------------------------- the solves

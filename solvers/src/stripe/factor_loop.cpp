@@ -1,0 +1,632 @@
+// stripe/factor_loop.cpp - the factorization loops of the stripe LU, for one
+// process and for P MPI ranks (factor_loop.hpp).
+#include "factor_loop.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <future>
+#include <optional>
+
+#include "cache.hpp"
+#include "device_driver.hpp"
+#include "driver_common.hpp"
+#include "engine.hpp"
+#include "exala/error.hpp"
+#include "store.hpp"
+
+namespace exala::detail::stripe {
+
+using i64 = std::int64_t;
+
+factor_engine make_factor_engine(const stripe_lu_options& opt) {
+  factor_engine f;
+  if (opt.engine == "cpu") {
+    f.cpu = make_cpu_engine(opt.threads);
+    return f;
+  }
+  f.dev = make_device_engine(opt.engine, opt.threads);
+  if (!f.dev)
+    throw not_compiled_in("the stripe LU engine '" + opt.engine +
+                          "' (build with CUDA, link exala::gpu_cuda and include <exala/cuda.hpp>)");
+  return f;
+}
+
+// ------------------------------------------------------------- in memory
+
+// Collectives per stripe J: owner_step (the factorization of J + 1, by its
+// owner, after eliminating J from it), the broadcast of its columns
+// [(J+1) S, n), and one agreement around the rest of the sweep of J.
+// Lookahead: before the collectives of J + 1 the other ranks already sweep J
+// over their own stripes, so the owner's update and factorization of J + 1
+// overlap their work; the owner sweeps its remaining stripes after the
+// broadcast. Stripe I still receives J's elimination after J - 1's, for every
+// J < I, then its factorization: the bits of the plain loop.
+void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
+                      const own_stripe_fn& own, i64* ipiv) {
+  const i64 n = f.n, S = f.S, N = f.N;
+  progress_meter pm(f.opt, "factor", lu_flops(n), N, nullptr);
+  pm.report(0, nullptr, true);
+  const auto t0 = clock_type::now();
+  auto factor = [&](i64 J) {
+    const block p = own(J);
+    factor_stripe_local(e, p, J * S, f.Sp, f.threshold, ipiv + J * S);
+    f.note_pivots(p, J * S);
+  };
+  // Stripe J's factored columns [J*S, n) on every rank: the owner's own
+  // stripe, or the received copy (one buffer: the only rank still using
+  // J's copy when J + 1 arrives is J + 1's owner, which receives nothing).
+  std::vector<double> recv;
+  auto share = [&](i64 J) -> block {
+    const int o = d.owner(J);
+    const i64 r = f.rows(J), c0 = J * S, count = r * (n - c0);
+    if (d.mine(J)) {
+      const block p = own(J);
+      if (d.ranks() > 1) d.broadcast(o, p.col(c0), count);
+      return p;
+    }
+    recv.resize(std::size_t(count));
+    d.broadcast(o, recv.data(), count);
+    return {recv.data(), r, c0, n, r};
+  };
+  auto sweep = [&](const block& p, i64 J, i64 from) {
+    for (i64 I = d.first_own(from); I < N; I += d.ranks()) apply_pivot_stripe(e, p, J * S, own(I));
+  };
+  if (N > 0) d.owner_step(d.owner(0), f.threshold, [&] { factor(0); });
+  block p = N > 0 ? share(0) : block{};
+  std::exception_ptr pending;  // a failed early sweep: thrown at the agreement
+  for (i64 J = 0; J < N; ++J) {
+    const bool next = J + 1 < N;
+    if (next && !d.mine(J + 1)) {
+      try {
+        sweep(p, J, J + 1);
+      } catch (...) {
+        pending = std::current_exception();
+      }
+    }
+    if (next) {
+      d.owner_step(d.owner(J + 1), f.threshold, [&] {
+        apply_pivot_stripe(e, p, J * S, own(J + 1));
+        factor(J + 1);
+      });
+    }
+    // J's block stays valid on J + 1's owner (it receives nothing now).
+    const block pj = p;
+    if (next) p = share(J + 1);
+    d.agree([&] {
+      if (pending) std::rethrow_exception(pending);
+      if (next && d.mine(J + 1)) sweep(pj, J, J + 2);
+    });
+    for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, J * S, f.rows(J), f.rows(I));
+    pm.done += factor_flops(n, J * S, f.rows(J));
+    pm.report(J + 1, nullptr, false);
+  }
+  f.finish(seconds_since(t0), 0);
+  pm.done = pm.total;
+  pm.report(N, nullptr, true);
+}
+
+i64 factor_in_memory_device(device_engine& e, distribution& d, i64 n, i64 S, i64 Sp, i64 N,
+                            double threshold, i64 cap, const own_stripe_fn& own, i64* ipiv,
+                            const std::function<void(i64, double)>& on_stripe,
+                            const std::function<void(const block&, i64)>& note_pivots,
+                            double* pin_seconds) {
+  const int P = d.ranks();
+  auto rows = [&](i64 J) { return std::min(S, n - J * S); };
+  // Received pivots land here (one buffer per slot), pinned like the own
+  // stripes so that the copies are asynchronous.
+  std::vector<std::vector<double>> recv;
+  struct unpin_at_exit {  // after recv: unpinned before it is freed
+    device_engine& e;
+    std::vector<void*> p;
+    ~unpin_at_exit() {
+      for (void* q : p) e.unpin(q);
+    }
+  } pinned{e, {}};
+  std::optional<device_stripes> ds;  // after `pinned`: synchronized before the unpinning
+  i64 slots = N == 0 ? 1 : 0;
+  d.agree([&] {
+    if (N == 0) return;
+    ds.emplace(e, n, S, Sp, threshold, cap);
+    slots = ds->pivot_slots();
+  });
+  const i64 mg = d.min_over_ranks(slots);
+  d.agree([&] {
+    if (N == 0 || P == 1) return;
+    const auto tp = clock_type::now();
+    recv.resize(std::size_t(mg));
+    for (auto& b : recv) {
+      b.assign(std::size_t(S * n), 0.0);
+      if (e.pin(b.data(), b.size() * sizeof(double))) pinned.p.push_back(b.data());
+    }
+    if (pin_seconds) *pin_seconds += seconds_since(tp);
+  });
+  auto report = [&](i64 step, double flops) {
+    if (on_stripe) on_stripe(step, flops);
+  };
+  // A failed upload of a received pivot: thrown at this rank's next step or
+  // agreement (never skipping a collective).
+  std::exception_ptr pending;
+  for (i64 first = 0; first < N; first += mg) {
+    const i64 last = std::min(N, first + mg);
+    for (i64 J = first; J < last; ++J) {
+      const int o = d.owner(J);
+      const i64 q = J - first, r = rows(J), c0 = J * S, count = r * (n - c0);
+      d.owner_step(o, threshold, [&] {
+        if (pending) std::rethrow_exception(pending);
+        const block h = own(J);
+        ds->upload_pivot(q, h, c0);
+        ds->factor(q, h, c0, ipiv + c0);
+        if (P == 1) return;  // one process: the group's downloads end together
+        ds->finish_group();  // h holds the factored stripe, to be broadcast
+        note_pivots(h, c0);
+      });
+      if (P > 1) {
+        double* pd = d.mine(J) ? own(J).col(c0) : recv[std::size_t(q)].data();
+        d.broadcast(o, pd, count);
+        if (!d.mine(J) && !pending) try {
+            ds->upload_pivot(q, {pd, r, c0, n, r}, c0);
+          } catch (...) {
+            pending = std::current_exception();
+          }
+      }
+      double fl = factor_flops(n, c0, r);
+      for (i64 Q = first; Q < J; ++Q) fl += elim_flops(n, Q * S, rows(Q), r);
+      report(J + 1, fl);
+    }
+    d.agree([&] {
+      if (pending) std::rethrow_exception(pending);
+      if (P == 1) {
+        ds->finish_group();
+        for (i64 J = first; J < last; ++J) note_pivots(own(J), J * S);
+      }
+      const i64 c = first * S;  // columns [0, c) of a later stripe are final
+      for (i64 I = d.first_own(last); I < N; I += P) {
+        const block h = own(I);
+        ds->submit({h.col(c), h.rows, c, n, h.ld}, last - first);
+      }
+      ds->complete_all();
+      e.sync_all();  // the received pivots' uploads too: recv is free for the next group
+    });
+    double fl = 0;
+    for (i64 J = first; J < last; ++J)
+      for (i64 I = last; I < N; ++I) fl += elim_flops(n, J * S, rows(J), rows(I));
+    report(last, fl);
+  }
+  return mg;
+}
+
+// ----------------------------------------------------------- out of core
+
+namespace {
+
+// One rank's out-of-core factorization; see factor_out_of_core below.
+class ooc_run {
+ public:
+  ooc_run(const factor_setup& f, distribution& d, dense_engine& eng, device_engine* dev, store& sto)
+      : f_(f), d_(d), eng_(eng), dev_(dev), sto_(sto), n_(f.n), S_(f.S), m_(f.m), N_(f.N), G_(f.G),
+        P_(d.ranks()), k_(std::size_t(N_), 0), disk_k_(std::size_t(N_)) {}
+
+  void open_journal(const std::string& journal, const std::string& restart_hint);
+  void run();
+
+ private:
+  i64 rows(i64 J) const { return f_.rows(J); }
+  i64 col(i64 g) const { return f_.col_of_group(g); }
+  bool factored(i64 J) const { return gd_[std::size_t(d_.owner(J))] > J / m_; }
+  cache_callbacks callbacks();
+  std::uint64_t cache_budget();
+  cache_buffer& timed_acquire(stripe_cache& c, i64 I);
+  void write_lu(i64 J, i64 col0, const double* data, const std::vector<i64>& pv,
+                std::vector<double>& whole);
+
+  const factor_setup& f_;
+  distribution& d_;
+  dense_engine& eng_;
+  device_engine* dev_;
+  store& sto_;
+  const i64 n_, S_, m_, N_, G_;
+  const int P_;
+  progress_record want_{};
+  i64 gd_mine_ = 0;                     // this rank's journal: groups done
+  bool resumed_mine_ = false;
+  std::vector<i64> k_;                  // groups applied to own unfactored stripes (memory)
+  std::vector<std::atomic<i64>> disk_k_;  // ... as on disk
+  std::vector<std::int64_t> gd_;        // every rank's groups done
+};
+
+void ooc_run::open_journal(const std::string& journal, const std::string& restart_hint) {
+  want_ = progress_record{S_, f_.Sp, m_, int(f_.opt.pivot), "", 0};
+  d_.agree([&] {
+    want_.engine = eng_.name();
+    auto have = f_.opt.resume ? sto_.read_progress() : std::nullopt;  // (restart: even a foreign journal goes)
+    if (have) {
+      if (have->stripe != S_ || have->substripe != f_.Sp || have->meta != m_ ||
+          have->pivot != want_.pivot || have->engine != want_.engine)
+        throw storage_error(-1, journal,
+                            "holds a partial run with stripe " + std::to_string(have->stripe) +
+                                ", substripe " + std::to_string(have->substripe) + ", meta " +
+                                std::to_string(have->meta) + ", engine " + have->engine +
+                                "; give the same parameters to resume it, or start over " +
+                                restart_hint);
+      gd_mine_ = std::clamp<i64>(have->groups_done, 0, G_);
+      resumed_mine_ = true;
+    } else {
+      sto_.clear_factorization();
+      sto_.write_progress(want_);
+    }
+    for (i64 J = d_.first_own(0); J < std::min(N_, gd_mine_ * m_); J += P_) {  // a kill at a group's end
+      sto_.remove_active(J);
+      sto_.remove_lsegments(J);
+    }
+    for (i64 I = d_.first_own(gd_mine_ * m_); I < N_; I += P_) {
+      if (auto h = sto_.read_active_header(I)) {
+        // gd + 1: the sweep of a group runs while its lu_ files are written,
+        // so a stripe may hold one group more than the journal.
+        if (h->groups_applied < 0 || h->groups_applied > std::min(gd_mine_ + 1, I / m_) ||
+            h->col0 != col(h->groups_applied))
+          throw storage_error(I, "", "act_ file of the partial run is inconsistent with its journal "
+                                     "(groups applied " + std::to_string(h->groups_applied) + ")");
+        k_[std::size_t(I)] = h->groups_applied;
+      }
+      disk_k_[std::size_t(I)] = k_[std::size_t(I)];
+    }
+  });
+  f_.rep.engine = want_.engine;
+}
+
+// This rank's working stripes (keys I >= 0): columns [c_k, n) after k groups.
+cache_callbacks ooc_run::callbacks() {
+  cache_callbacks cb;
+  cb.size = [this](i64 I) -> std::uint64_t {
+    return std::uint64_t(rows(I)) * std::uint64_t(n_ - col(disk_k_[std::size_t(I)])) * 8u;
+  };
+  cb.load = [this](i64 I, cache_buffer& b) {
+    const i64 kk = disk_k_[std::size_t(I)], c0 = col(kk);
+    b.rows = rows(I), b.col0 = c0, b.ncols = n_ - c0, b.version = b.disk_version = kk;
+    b.data.reset(new double[std::size_t(b.rows * b.ncols)]);
+    if (kk == 0) {  // the original stripe enters the factorization: A' = 2^-k A
+      sto_.read_original(I * S_, b.rows, 0, n_, b.data.get(), b.rows);
+      scale_block(b.rows, n_, b.data.get(), b.rows, f_.scale_exp);
+    } else
+      sto_.read_active(I, b.rows, c0, b.data.get(), b.rows);
+  };
+  cb.flush = [this](i64 I, const cache_buffer& b) {
+    const i64 r = b.rows;
+    for (i64 g = b.disk_version; g < b.version; ++g) {
+      const i64 c0 = col(g), c1 = col(g + 1);
+      sto_.write_lsegment(I, r, c0, c1, b.data.get() + (c0 - b.col0) * r, r);
+    }
+    const i64 c = col(b.version);
+    sto_.write_active(I, r, b.version, c, b.data.get() + (c - b.col0) * r, r);
+    disk_k_[std::size_t(I)] = b.version;
+  };
+  return cb;
+}
+
+// The group's m pivot stripes live beside the cache, whose budget is
+// cache_bytes less their room: a rank never holds more than cache_bytes of
+// stripes, and needs room for m pivots and two working stripes.
+std::uint64_t ooc_run::cache_budget() {
+  const std::uint64_t stripe_bytes = std::uint64_t(S_) * std::uint64_t(n_) * 8u;
+  std::uint64_t budget = 0;
+  d_.agree([&] {
+    if (f_.opt.cache_bytes == 0) return;
+    if (f_.opt.cache_bytes < std::uint64_t(m_ + 2) * stripe_bytes)
+      throw invalid_argument("cache", std::to_string(f_.opt.cache_bytes) + " bytes cannot hold " +
+                                          std::to_string(m_) +
+                                          " pivot stripe(s) plus two working stripes of " +
+                                          std::to_string(stripe_bytes) +
+                                          " bytes: raise the cache or lower the stripe or meta");
+    budget = f_.opt.cache_bytes - std::uint64_t(m_) * stripe_bytes;
+  });
+  return budget;
+}
+
+cache_buffer& ooc_run::timed_acquire(stripe_cache& c, i64 I) {
+  const auto ta = clock_type::now();
+  cache_buffer& b = c.acquire(I);
+  f_.rep.io_wait_seconds += seconds_since(ta);
+  return b;
+}
+
+// lu_ file of a factored own stripe J whose columns [col0, n) are at data
+// (ld rows(J)): the L columns [0, col0) from its lseg_ files, row-swapped
+// now, then data.
+void ooc_run::write_lu(i64 J, i64 col0, const double* data, const std::vector<i64>& pv,
+                       std::vector<double>& whole) {
+  const i64 r = rows(J);
+  if (col0 == 0) {
+    sto_.write_lu(J, r, data, r, pv.data());
+    return;
+  }
+  whole.resize(std::size_t(r * n_));
+  for (i64 q = 0;; ++q) {
+    const i64 c0 = col(q), c1 = col(q + 1);
+    if (c1 > col0) break;
+    sto_.read_lsegment(J, r, c0, c1, whole.data() + c0 * r, r);
+  }
+  for (i64 c = 0; c < col0; ++c)
+    for (i64 i = 0; i < r; ++i)
+      if (pv[std::size_t(i)] != i)
+        std::swap(whole[std::size_t(c * r + i)], whole[std::size_t(c * r + pv[std::size_t(i)])]);
+  std::memcpy(whole.data() + col0 * r, data, std::size_t(r * (n_ - col0)) * 8u);
+  sto_.write_lu(J, r, whole.data(), r, pv.data());
+}
+
+// Group g (members first .. last-1): each member J is factored by its owner
+// (first eliminated by the group's earlier members), copied into the pivot
+// buffers and broadcast from column J*S; the owners' lu_ files are written
+// behind the sweep (from those buffers), and the journal says "group g done"
+// only once they are complete; then every rank eliminates the group, member
+// by member, from each of its later stripes in the chosen traversal order.
+// Resume: stripe J counts as factored when its owner's journal covers its
+// group; the others restart from their act_ files (k groups applied); the run
+// restarts at the smallest k over all ranks, factored members of the groups
+// caught up coming back from their lu_ files (the owner re-broadcasts them).
+//
+// On a device engine the group's pivot stripes sit in the device's pivot
+// slots (the owner's member factored there, received ones uploaded into the
+// same slot), and the sweep streams each later stripe through the device, two
+// in flight.
+void ooc_run::run() {
+  const stripe_lu_options& opt = f_.opt;
+  stripe_lu_report& rep = f_.rep;
+  gd_.assign(std::size_t(P_), 0);
+  d_.all_gather(gd_mine_, gd_.data());
+  i64 g_local = G_;
+  for (i64 I = d_.first_own(0); I < N_; I += P_)
+    if (!factored(I)) g_local = std::min(g_local, k_[std::size_t(I)]);
+  const i64 g_start = d_.min_over_ranks(g_local);
+  rep.resumed = d_.max_over_ranks(resumed_mine_ ? 1 : 0) != 0;
+  rep.groups_resumed = 0;  // leading groups whose stripes are all factored
+  while (rep.groups_resumed < G_) {
+    bool all = true;
+    for (i64 J = rep.groups_resumed * m_; J < std::min(N_, (rep.groups_resumed + 1) * m_); ++J)
+      all = all && factored(J);
+    if (!all) break;
+    ++rep.groups_resumed;
+  }
+
+  stripe_cache cache(callbacks(), cache_budget(), opt.io_threads);
+  // A device engine holds the group's m pivot stripes in device slots
+  // (declared after the cache: synchronized and freed before it).
+  std::optional<device_stripes> ds;
+  if (dev_)
+    d_.agree([&] {
+      ds.emplace(*dev_, n_, S_, f_.Sp, f_.threshold, m_);
+      if (ds->pivot_slots() < m_)
+        throw invalid_argument("meta", "groups of " + std::to_string(m_) + " stripes do not fit on " +
+                                           dev_->device_name() + " (room for " +
+                                           std::to_string(ds->pivot_slots()) + "): give a smaller meta");
+    });
+  std::exception_ptr pending;  // a failed upload of a received pivot (thrown at the next collective)
+  double resumed_flops = 0;
+  for (i64 J = 0; J < N_; ++J)
+    if (factored(J)) {
+      resumed_flops += factor_flops(n_, J * S_, rows(J));
+      for (i64 I = J + 1; I < N_; ++I) resumed_flops += elim_flops(n_, J * S_, rows(J), rows(I));
+    }
+  progress_meter pm(opt, "factor", lu_flops(n_), G_, &sto_.counters());
+  pm.done = pm.start_done = std::min(resumed_flops, pm.total);
+  const auto t0 = clock_type::now();
+  auto last_checkpoint = t0;
+  const i64 read0 = sto_.counters().bytes_read, written0 = sto_.counters().bytes_written;
+  pm.report(rep.groups_resumed, nullptr, true);
+
+  auto view = [&](cache_buffer& b) { return block{b.data.get(), b.rows, b.col0, n_, b.rows}; };
+  // The group's pivot stripes: member J's columns [pcol0, n) (ld rows(J));
+  // an own member keeps every column its buffer held (its lu_ file is written
+  // from them), a received one has [J*S, n).
+  std::vector<std::vector<double>> piv(static_cast<std::size_t>(m_));
+  std::vector<i64> pcol0(static_cast<std::size_t>(m_), 0);
+  std::vector<std::vector<i64>> own_pv(static_cast<std::size_t>(m_));
+  auto pivot_block = [&](i64 J, i64 first) {
+    const std::size_t q = std::size_t(J - first);
+    return block{piv[q].data(), rows(J), pcol0[q], n_, rows(J)};
+  };
+  std::vector<i64> pv(static_cast<std::size_t>(S_));
+  std::vector<double> whole;  // the lu_ writer's row buffer
+
+  for (i64 g = g_start; g < G_; ++g) {
+    const i64 first = g * m_, last = std::min(N_, (g + 1) * m_);
+    // Announce this rank's acquisitions: its unfactored members, then the sweep.
+    std::vector<i64> targets, upcoming, to_write;
+    for (i64 I = d_.first_own(last); I < N_; I += P_)
+      if (!factored(I) && k_[std::size_t(I)] == g) targets.push_back(I);
+    if (opt.order != stripe_order::basic && (g % 2) == 1) std::reverse(targets.begin(), targets.end());
+    for (i64 J = d_.first_own(first); J < last; J += P_)
+      if (!factored(J)) upcoming.push_back(J);
+    upcoming.insert(upcoming.end(), targets.begin(), targets.end());
+    cache.plan(upcoming);
+    std::future<void> lu_writer;  // waited for at the sweep's agreement
+
+    for (i64 J = first; J < last; ++J) {
+      const int o = d_.owner(J);
+      const std::size_t q = std::size_t(J - first);
+      const i64 r = rows(J), count = r * (n_ - J * S_);
+      std::vector<double>& pd = piv[q];
+      pcol0[q] = J * S_;
+      d_.owner_step(o, f_.threshold, [&] {
+        if (pending) std::rethrow_exception(pending);
+        if (factored(J)) {  // catching up after a resume: from its lu_ file
+          pd.resize(std::size_t(count));
+          sto_.read_lu(J, r, J * S_, n_, pd.data(), r, nullptr);
+          return;
+        }
+        cache_buffer& b = timed_acquire(cache, J);
+        struct release_at_exit {
+          stripe_cache& c;
+          i64 J;
+          ~release_at_exit() {
+            try {
+              c.release(J);
+            } catch (...) {
+            }
+          }
+        } rel{cache, J};
+        if (b.version != g)
+          throw storage_error(J, "", "stripe holds " + std::to_string(b.version) +
+                                         " groups when its own group " + std::to_string(g) +
+                                         " starts");
+        const block tb = view(b);
+        for (i64 Q = first; Q < J; ++Q) {
+          if (!ds) apply_pivot_stripe(eng_, pivot_block(Q, first), Q * S_, tb);
+          pm.done += elim_flops(n_, Q * S_, rows(Q), r);
+        }
+        if (ds) {  // eliminated by slots 0 .. q-1 and factored on the device
+          ds->upload_pivot(i64(q), tb, J * S_);
+          ds->factor(i64(q), tb, J * S_, pv.data());
+          ds->finish_group();  // tb holds the factored stripe
+        } else {
+          factor_stripe_local(eng_, tb, J * S_, f_.Sp, f_.threshold, pv.data());
+        }
+        f_.note_pivots(tb, J * S_);
+        pm.done += factor_flops(n_, J * S_, r);
+        pcol0[q] = b.col0;
+        pd.assign(b.data.get(), b.data.get() + r * b.ncols);
+        own_pv[q].assign(pv.begin(), pv.begin() + r);
+        to_write.push_back(J);
+        // Never written back as act_ again: it becomes an lu_ file.
+        b.version = b.disk_version = g + 1;
+      });
+      if (d_.mine(J) && !factored(J)) cache.discard(J);
+      if (P_ > 1) {
+        if (!d_.mine(J)) pd.resize(std::size_t(count));
+        d_.broadcast(o, pd.data() + (J * S_ - pcol0[q]) * r, count);
+      }
+      // Every rank's slot q holds the pivot (the owner's already does when
+      // it factored it there).
+      if (ds && (!d_.mine(J) || factored(J)) && !pending) try {
+          ds->upload_pivot(i64(q), pivot_block(J, first), J * S_);
+        } catch (...) {
+          pending = std::current_exception();
+        }
+    }
+    // The own members' lu_ files, behind the sweep (which only reads piv).
+    if (!to_write.empty())
+      lu_writer = std::async(std::launch::async, [&, first] {
+        for (i64 J : to_write) {
+          const std::size_t q = std::size_t(J - first);
+          write_lu(J, pcol0[q], piv[q].data(), own_pv[q], whole);
+        }
+      });
+    struct wait_at_exit {  // an exception must not leave the writer reading piv
+      std::future<void>& w;
+      ~wait_at_exit() {
+        if (w.valid()) try {
+            w.get();
+          } catch (...) {
+          }
+      }
+    } writer_guard{lu_writer};
+
+    // Sweep: eliminate the group from every own later stripe still behind.
+    d_.agree([&] {
+      if (pending) std::rethrow_exception(pending);
+      // On a device engine up to two targets are in flight (uploaded,
+      // updated, downloaded asynchronously); a target is released once it
+      // is back.
+      struct in_flight {
+        i64 I;
+        cache_buffer* b;
+        i64 ticket;
+      };
+      std::vector<in_flight> flying;
+      auto retire = [&](const in_flight& fl) {
+        ds->complete(fl.ticket);
+        fl.b->version = g + 1;
+        k_[std::size_t(fl.I)] = g + 1;
+        cache.release(fl.I);
+      };
+      struct retire_at_exit {  // an exception must not leave transfers into released buffers
+        std::optional<device_stripes>& ds;
+        ~retire_at_exit() {
+          if (ds) try {
+              ds->complete_all();
+            } catch (...) {
+            }
+        }
+      } retire_guard{ds};
+      for (i64 I : targets) {
+        if (flying.size() >= 2) {
+          retire(flying.front());
+          flying.erase(flying.begin());
+        }
+        cache_buffer& b = timed_acquire(cache, I);
+        if (b.version != g) {
+          cache.release(I);
+          throw storage_error(I, "", "cached stripe holds " + std::to_string(b.version) +
+                                         " groups, expected " + std::to_string(g));
+        }
+        const block tb = view(b);
+        // b belongs to the cache again once released (an I/O thread may
+        // evict and free it at once): nothing below reads it after that.
+        if (ds) {
+          flying.push_back({I, &b, ds->submit(tb, last - first)});
+        } else {
+          for (i64 J = first; J < last; ++J) apply_pivot_stripe(eng_, pivot_block(J, first), J * S_, tb);
+          b.version = g + 1;
+          k_[std::size_t(I)] = g + 1;
+          cache.release(I);
+        }
+        for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
+        const auto cs = cache.stats();
+        pm.report(g, &cs, false);
+      }
+      for (const in_flight& fl : flying) retire(fl);
+      flying.clear();
+      // The received pivots' uploads are done: piv is free for the next group.
+      if (ds) dev_->sync_all();
+      if (lu_writer.valid()) {
+        const auto tw = clock_type::now();
+        lu_writer.get();
+        rep.io_wait_seconds += seconds_since(tw);
+      }
+      if (g + 1 > gd_mine_) {
+        // This rank's members of groups <= g all have their lu_ files; a
+        // kill before this point re-factors the group (same bits) on resume.
+        want_.groups_done = g + 1;
+        sto_.write_progress(want_);
+        for (i64 J = d_.first_own(first); J < last; J += P_) {
+          sto_.remove_active(J);
+          sto_.remove_lsegments(J);
+        }
+        gd_mine_ = g + 1;
+      }
+      if (seconds_since(last_checkpoint) >= opt.checkpoint_interval_s && g + 1 < G_) {
+        cache.flush_async();
+        last_checkpoint = clock_type::now();
+      }
+    });
+    // Progress counts every rank's sweep (this rank's targets are counted above).
+    for (i64 I = last; I < N_; ++I)
+      if (!d_.mine(I) || factored(I) || std::find(targets.begin(), targets.end(), I) == targets.end())
+        for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
+    const auto cs = cache.stats();
+    pm.report(g + 1, &cs, true);
+  }
+  d_.agree([&] { cache.flush_all(); });
+  const auto cs = cache.stats();
+  f_.finish(seconds_since(t0), resumed_flops);
+  rep.bytes_read = sto_.counters().bytes_read - read0;
+  rep.bytes_written = sto_.counters().bytes_written - written0;
+  rep.cache_hits = cs.hits, rep.cache_misses = cs.misses + cs.prefetched;
+  rep.peak_cache_bytes = cs.peak_bytes;
+  pm.done = pm.total;
+  pm.report(G_, &cs, true);
+}
+
+}  // namespace
+
+void factor_out_of_core(const factor_setup& f, distribution& d, dense_engine& eng,
+                        device_engine* dev, store& sto, const std::string& journal,
+                        const std::string& restart_hint) {
+  if (dev) f.rep.device = dev->device_name();
+  ooc_run run(f, d, eng, dev, sto);
+  run.open_journal(journal, restart_hint);
+  run.run();
+}
+
+}  // namespace exala::detail::stripe
