@@ -42,10 +42,7 @@ contains
     real(c_double) :: res
     type(vec_arg), target :: vx, vy
     r = nan()
-    if (.not. same_size('exala_dot', 'y', size(y, kind=c_int64_t), 'size(x)', &
-                        size(x, kind=c_int64_t), status)) return
-    call view_vector(x, vx)
-    call view_vector(y, vy)
+    if (.not. view_pair('exala_dot', 'x', x, 'y', y, vx, vy, status)) return
     if (c_ok(c_dot(vx%n, vx%p, vx%inc, vy%p, vy%inc, c_null_ptr, res), 'exala_dot', status)) &
       r = res
   end procedure
@@ -60,10 +57,7 @@ contains
 
   module procedure exala_axpy
     type(vec_arg), target :: vx, vy
-    if (.not. same_size('exala_axpy', 'y', size(y, kind=c_int64_t), 'size(x)', &
-                        size(x, kind=c_int64_t), status)) return
-    call view_vector(x, vx)
-    call view_vector(y, vy)
+    if (.not. view_pair('exala_axpy', 'x', x, 'y', y, vx, vy, status)) return
     if (c_ok(c_axpy(vx%n, alpha, vx%p, vx%inc, vy%p, vy%inc, c_null_ptr), 'exala_axpy', status)) &
       call unview_vector(vy, y)
   end procedure
@@ -77,38 +71,36 @@ contains
 
   module procedure exala_copy
     type(vec_arg), target :: vx, vy
-    if (.not. same_size('exala_copy', 'y', size(y, kind=c_int64_t), 'size(x)', &
-                        size(x, kind=c_int64_t), status)) return
-    call view_vector(x, vx)
-    call view_vector(y, vy)
+    if (.not. view_pair('exala_copy', 'x', x, 'y', y, vx, vy, status)) return
     if (c_ok(c_copy(vx%n, vx%p, vx%inc, vy%p, vy%inc, c_null_ptr), 'exala_copy', status)) &
       call unview_vector(vy, y)
   end procedure
 
+  ! swap and rotm write both vectors.
   module procedure exala_swap
     type(vec_arg), target :: vx, vy
-    if (.not. same_size('exala_swap', 'y', size(y, kind=c_int64_t), 'size(x)', &
-                        size(x, kind=c_int64_t), status)) return
-    call view_vector(x, vx)
-    call view_vector(y, vy)
-    if (c_ok(c_swap(vx%n, vx%p, vx%inc, vy%p, vy%inc, c_null_ptr), 'exala_swap', status)) then
-      call unview_vector(vx, x)
-      call unview_vector(vy, y)
-    end if
+    if (.not. view_pair('exala_swap', 'x', x, 'y', y, vx, vy, status)) return
+    call unview_pair(c_swap(vx%n, vx%p, vx%inc, vy%p, vy%inc, c_null_ptr), 'exala_swap', vx, x, &
+                     vy, y, status)
   end procedure
 
   module procedure exala_rotm
     type(vec_arg), target :: vx, vy
-    if (.not. same_size('exala_rotm', 'y', size(y, kind=c_int64_t), 'size(x)', &
-                        size(x, kind=c_int64_t), status)) return
-    call view_vector(x, vx)
-    call view_vector(y, vy)
-    if (c_ok(c_rotm(vx%n, vx%p, vx%inc, vy%p, vy%inc, c_loc(param), c_null_ptr), 'exala_rotm', &
-             status)) then
-      call unview_vector(vx, x)
-      call unview_vector(vy, y)
-    end if
+    if (.not. view_pair('exala_rotm', 'x', x, 'y', y, vx, vy, status)) return
+    call unview_pair(c_rotm(vx%n, vx%p, vx%inc, vy%p, vy%inc, c_loc(param), c_null_ptr), &
+                     'exala_rotm', vx, x, vy, y, status)
   end procedure
+
+  subroutine unview_pair(code, routine, vx, x, vy, y, status)
+    integer(c_int), intent(in) :: code
+    character(*), intent(in) :: routine
+    type(vec_arg), intent(in) :: vx, vy
+    real(c_double), intent(inout) :: x(:), y(:)
+    integer, intent(out), optional :: status
+    if (.not. c_ok(code, routine, status)) return
+    call unview_vector(vx, x)
+    call unview_vector(vy, y)
+  end subroutine
 
   module procedure exala_rotg
     c = nan()

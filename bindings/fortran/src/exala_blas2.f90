@@ -12,22 +12,16 @@ contains
     real(c_double), allocatable, target :: work(:)
     integer(c_int) :: t
     integer(c_int64_t) :: rows, cols
-    t = EXALA_NO_TRANS
-    if (present(trans)) then
-      if (.not. opt_trans(trans, 'exala_gemv', 'trans', t, status)) then
-        allocate (y(size(a, 1)))
-        y = nan()
-        return
-      end if
+    if (.not. blas_option(trans, 'exala_gemv', 'trans', t, status)) then
+      allocate (y(size(a, 1)))
+      y = nan()
+      return
     end if
     call op_shape(t, size(a, 1, kind=c_int64_t), size(a, 2, kind=c_int64_t), rows, cols)
     allocate (work(rows))
     work = 0
-    if (t == EXALA_TRANS) then
-      call gemv_core('exala_gemv', 'T', 1.0_c_double, a, x, 0.0_c_double, work, status, .true.)
-    else
-      call gemv_core('exala_gemv', 'N', 1.0_c_double, a, x, 0.0_c_double, work, status, .true.)
-    end if
+    call gemv_core('exala_gemv', merge('T', 'N', t == EXALA_TRANS), 1.0_c_double, a, x, &
+                   0.0_c_double, work, status, .true.)
     call move_alloc(work, y)
   end procedure
 
@@ -44,7 +38,7 @@ contains
     type(vec_arg), target :: vx, vy
     logical :: ok
     ok = .false.
-    if (opt_trans(trans, routine, 'trans', t, status)) then
+    if (blas_option(trans, routine, 'trans', t, status)) then
       call op_shape(t, size(a, 1, kind=c_int64_t), size(a, 2, kind=c_int64_t), rows, cols)
       if (same_size(routine, 'x', size(x, kind=c_int64_t), 'the columns of op(a)', cols, &
                     status)) then
@@ -63,36 +57,40 @@ contains
   end subroutine
 
   module procedure exala_syr
-    character(*), parameter :: routine = 'exala_syr'
-    integer(c_int) :: ul
-    type(vec_arg), target :: vx
-    type(mat_arg), target :: va
-    if (.not. opt_uplo(uplo, routine, ul, status)) return
-    if (.not. square(routine, a, status)) return
-    if (.not. same_size(routine, 'x', size(x, kind=c_int64_t), 'size(a, 1)', &
-                        size(a, 1, kind=c_int64_t), status)) return
-    call view_vector(x, vx)
-    call view_matrix(a, va)
-    if (c_ok(c_syr(EXALA_COL_MAJOR, ul, va%m, alpha, vx%p, vx%inc, va%p, va%ld, c_null_ptr), &
-             routine, status)) call unview_matrix(va, a)
+    call rank1_core('exala_syr', uplo, alpha, x, x, a, .false., status)
   end procedure
 
   module procedure exala_syr2
-    character(*), parameter :: routine = 'exala_syr2'
-    integer(c_int) :: ul
+    call rank1_core('exala_syr2', uplo, alpha, x, y, a, .true., status)
+  end procedure
+
+  ! syr (y not read) and syr2 (two): the uplo triangle of a updated.
+  subroutine rank1_core(routine, uplo, alpha, x, y, a, two, status)
+    character(*), intent(in) :: routine, uplo
+    real(c_double), intent(in) :: alpha
+    real(c_double), intent(in), target :: x(:), y(:)
+    real(c_double), intent(inout), target :: a(:,:)
+    logical, intent(in) :: two
+    integer, intent(out), optional :: status
+    integer(c_int) :: ul, code
     type(vec_arg), target :: vx, vy
     type(mat_arg), target :: va
-    if (.not. opt_uplo(uplo, routine, ul, status)) return
+    if (.not. blas_option(uplo, routine, 'uplo', ul, status)) return
     if (.not. square(routine, a, status)) return
-    if (.not. same_size(routine, 'x', size(x, kind=c_int64_t), 'size(a, 1)', &
-                        size(a, 1, kind=c_int64_t), status)) return
-    if (.not. same_size(routine, 'y', size(y, kind=c_int64_t), 'size(a, 1)', &
-                        size(a, 1, kind=c_int64_t), status)) return
+    if (.not. fits_a(routine, 'x', size(x, kind=c_int64_t), a, status)) return
+    if (two) then
+      if (.not. fits_a(routine, 'y', size(y, kind=c_int64_t), a, status)) return
+    end if
     call view_vector(x, vx)
     call view_vector(y, vy)
     call view_matrix(a, va)
-    if (c_ok(c_syr2(EXALA_COL_MAJOR, ul, va%m, alpha, vx%p, vx%inc, vy%p, vy%inc, va%p, va%ld, &
-                    c_null_ptr), routine, status)) call unview_matrix(va, a)
-  end procedure
+    if (two) then
+      code = c_syr2(EXALA_COL_MAJOR, ul, va%m, alpha, vx%p, vx%inc, vy%p, vy%inc, va%p, va%ld, &
+                    c_null_ptr)
+    else
+      code = c_syr(EXALA_COL_MAJOR, ul, va%m, alpha, vx%p, vx%inc, va%p, va%ld, c_null_ptr)
+    end if
+    if (c_ok(code, routine, status)) call unview_matrix(va, a)
+  end subroutine
 
 end submodule exala_blas2

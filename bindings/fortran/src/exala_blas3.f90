@@ -14,8 +14,8 @@ contains
     integer(c_int64_t) :: m, k, kb, n
     character(1) :: sa, sb
     logical :: ok
-    ok = opt_trans(transa, 'exala_gemm', 'transa', ta, status)
-    if (ok) ok = opt_trans(transb, 'exala_gemm', 'transb', tb, status)
+    ok = blas_option(transa, 'exala_gemm', 'transa', ta, status)
+    if (ok) ok = blas_option(transb, 'exala_gemm', 'transb', tb, status)
     if (.not. ok) then
       allocate (c(size(a, 1), size(b, 2)))
       c = nan()
@@ -43,8 +43,8 @@ contains
     type(mat_arg), target :: va, vb, vc
     logical :: ok
     ok = .false.
-    if (opt_trans(transa, routine, 'transa', ta, status)) then
-      if (opt_trans(transb, routine, 'transb', tb, status)) then
+    if (blas_option(transa, routine, 'transa', ta, status)) then
+      if (blas_option(transb, routine, 'transb', tb, status)) then
         call op_shape(ta, size(a, 1, kind=c_int64_t), size(a, 2, kind=c_int64_t), m, k)
         call op_shape(tb, size(b, 1, kind=c_int64_t), size(b, 2, kind=c_int64_t), kb, n)
         if (same_size(routine, 'op(b), 1', kb, 'size(op(a), 2)', k, status)) then
@@ -67,52 +67,54 @@ contains
   end subroutine
 
   module procedure exala_trsm
-    character(*), parameter :: routine = 'exala_trsm'
-    integer(c_int) :: sd, ul, t, dg
-    integer(c_int64_t) :: na
-    type(mat_arg), target :: va, vb
-    if (.not. opt_side(side, routine, sd, status)) return
-    if (.not. opt_uplo(uplo, routine, ul, status)) return
-    if (.not. opt_trans(trans, routine, 'trans', t, status)) return
-    if (.not. opt_diag(diag, routine, dg, status)) return
-    if (.not. square(routine, a, status)) return
-    na = size(a, 1, kind=c_int64_t)
-    if (sd == EXALA_LEFT) then
-      if (.not. same_size(routine, 'b, 1', size(b, 1, kind=c_int64_t), "size(a, 1) (side 'L')", &
-                          na, status)) return
-    else
-      if (.not. same_size(routine, 'b, 2', size(b, 2, kind=c_int64_t), "size(a, 1) (side 'R')", &
-                          na, status)) return
-    end if
-    call view_matrix(a, va)
-    call view_matrix(b, vb)
-    if (c_ok(c_trsm(EXALA_COL_MAJOR, sd, ul, t, dg, vb%m, vb%n, alpha, va%p, va%ld, vb%p, &
-                    vb%ld, c_null_ptr), routine, status)) call unview_matrix(vb, b)
+    call triangle_core(.true., 'exala_trsm', side, uplo, trans, diag, alpha, a, b, status)
   end procedure
 
   module procedure exala_trmm
-    character(*), parameter :: routine = 'exala_trmm'
-    integer(c_int) :: sd, ul, t, dg
-    integer(c_int64_t) :: na
+    call triangle_core(.false., 'exala_trmm', side, uplo, trans, diag, alpha, a, b, status)
+  end procedure
+
+  ! trsm (solve) and trmm: b overwritten by alpha op(A)^-1 B or alpha op(A) B
+  ! (or with op(A) on the right), a triangular.
+  subroutine triangle_core(solve, routine, side, uplo, trans, diag, alpha, a, b, status)
+    logical, intent(in) :: solve
+    character(*), intent(in) :: routine, side, uplo, trans, diag
+    real(c_double), intent(in) :: alpha
+    real(c_double), intent(in), target :: a(:,:)
+    real(c_double), intent(inout), target :: b(:,:)
+    integer, intent(out), optional :: status
+    integer(c_int) :: sd, ul, t, dg, code
     type(mat_arg), target :: va, vb
-    if (.not. opt_side(side, routine, sd, status)) return
-    if (.not. opt_uplo(uplo, routine, ul, status)) return
-    if (.not. opt_trans(trans, routine, 'trans', t, status)) return
-    if (.not. opt_diag(diag, routine, dg, status)) return
-    if (.not. square(routine, a, status)) return
-    na = size(a, 1, kind=c_int64_t)
-    if (sd == EXALA_LEFT) then
-      if (.not. same_size(routine, 'b, 1', size(b, 1, kind=c_int64_t), "size(a, 1) (side 'L')", &
-                          na, status)) return
-    else
-      if (.not. same_size(routine, 'b, 2', size(b, 2, kind=c_int64_t), "size(a, 1) (side 'R')", &
-                          na, status)) return
-    end if
+    if (.not. blas_option(side, routine, 'side', sd, status)) return
+    if (.not. triangle_options(routine, uplo, trans, diag, a, ul, t, dg, status)) return
+    if (.not. side_fits(routine, sd, a, b, status)) return
     call view_matrix(a, va)
     call view_matrix(b, vb)
-    if (c_ok(c_trmm(EXALA_COL_MAJOR, sd, ul, t, dg, vb%m, vb%n, alpha, va%p, va%ld, vb%p, &
-                    vb%ld, c_null_ptr), routine, status)) call unview_matrix(vb, b)
-  end procedure
+    if (solve) then
+      code = c_trsm(EXALA_COL_MAJOR, sd, ul, t, dg, vb%m, vb%n, alpha, va%p, va%ld, vb%p, vb%ld, &
+                    c_null_ptr)
+    else
+      code = c_trmm(EXALA_COL_MAJOR, sd, ul, t, dg, vb%m, vb%n, alpha, va%p, va%ld, vb%p, vb%ld, &
+                    c_null_ptr)
+    end if
+    if (c_ok(code, routine, status)) call unview_matrix(vb, b)
+  end subroutine
+
+  ! The square a multiplies b from the side sd: size(b, 1) (side 'L') or
+  ! size(b, 2) (side 'R') must equal size(a, 1).
+  logical function side_fits(routine, sd, a, b, status)
+    character(*), intent(in) :: routine
+    integer(c_int), intent(in) :: sd
+    real(c_double), intent(in) :: a(:,:), b(:,:)
+    integer, intent(out), optional :: status
+    if (sd == EXALA_LEFT) then
+      side_fits = same_size(routine, 'b, 1', size(b, 1, kind=c_int64_t), &
+                            "size(a, 1) (side 'L')", size(a, 1, kind=c_int64_t), status)
+    else
+      side_fits = same_size(routine, 'b, 2', size(b, 2, kind=c_int64_t), &
+                            "size(a, 1) (side 'R')", size(a, 1, kind=c_int64_t), status)
+    end if
+  end function
 
   module procedure exala_syrk
     call rank_k_core('exala_syrk', uplo, trans, alpha, a, a, beta, c, .false., status)
@@ -133,8 +135,8 @@ contains
     integer(c_int64_t) :: n, k
     type(mat_arg), target :: va, vb, vc
     logical :: ok
-    if (.not. opt_uplo(uplo, routine, ul, status)) return
-    if (.not. opt_trans(trans, routine, 'trans', t, status)) return
+    if (.not. blas_option(uplo, routine, 'uplo', ul, status)) return
+    if (.not. blas_option(trans, routine, 'trans', t, status)) return
     call op_shape(t, size(a, 1, kind=c_int64_t), size(a, 2, kind=c_int64_t), n, k)
     if (.not. square(routine, c, status)) return
     if (.not. same_size(routine, 'c, 1', size(c, 1, kind=c_int64_t), 'size(op(a), 1)', n, &
@@ -162,16 +164,10 @@ contains
     character(*), parameter :: routine = 'exala_symm'
     integer(c_int) :: sd, ul
     type(mat_arg), target :: va, vb, vc
-    if (.not. opt_side(side, routine, sd, status)) return
-    if (.not. opt_uplo(uplo, routine, ul, status)) return
+    if (.not. blas_option(side, routine, 'side', sd, status)) return
+    if (.not. blas_option(uplo, routine, 'uplo', ul, status)) return
     if (.not. square(routine, a, status)) return
-    if (sd == EXALA_LEFT) then
-      if (.not. same_size(routine, 'b, 1', size(b, 1, kind=c_int64_t), "size(a, 1) (side 'L')", &
-                          size(a, 1, kind=c_int64_t), status)) return
-    else
-      if (.not. same_size(routine, 'b, 2', size(b, 2, kind=c_int64_t), "size(a, 1) (side 'R')", &
-                          size(a, 1, kind=c_int64_t), status)) return
-    end if
+    if (.not. side_fits(routine, sd, a, b, status)) return
     if (.not. same_size(routine, 'c, 1', size(c, 1, kind=c_int64_t), 'size(b, 1)', &
                         size(b, 1, kind=c_int64_t), status)) return
     if (.not. same_size(routine, 'c, 2', size(c, 2, kind=c_int64_t), 'size(b, 2)', &

@@ -42,7 +42,7 @@ contains
 
   module procedure exala_set_backend_name
     integer(c_int) :: backend
-    if (c_ok(c_backend_from_string(to_c_chars(lower(name)), backend), 'exala_set_backend', &
+    if (c_ok(c_backend_from_string(to_c_chars(ascii_case(name, .false.)), backend), 'exala_set_backend', &
              status)) &
       call c_check(exala_set_backend_id(backend), 'exala_set_backend', status)
   end procedure
@@ -55,7 +55,7 @@ contains
   end procedure
 
   module procedure exala_set_rounding_name
-    select case (upper(trim(mode)))
+    select case (ascii_case(trim(mode), .true.))
     case ('NEAREST', 'NEAREST_EVEN')
       status = exala_set_rounding_id(EXALA_ROUND_NEAREST_EVEN)
     case ('TOWARD_ZERO')

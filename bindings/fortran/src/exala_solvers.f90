@@ -39,14 +39,7 @@ contains
     integer(c_int) :: ul, t, dg, code, c_steps, c_converged, c_max
     type(mat_arg), target :: va
     type(vec_arg), target :: vx
-    if (.not. opt_uplo(uplo, routine, ul, status)) return
-    if (.not. opt_trans(trans, routine, 'trans', t, status)) return
-    if (.not. opt_diag(diag, routine, dg, status)) return
-    if (.not. square(routine, a, status)) return
-    if (.not. same_size(routine, 'x', size(x, kind=c_int64_t), 'size(a, 1)', &
-                        size(a, 1, kind=c_int64_t), status)) return
-    call view_matrix(a, va)
-    call view_vector(x, vx)
+    if (.not. trsv_views(routine, uplo, trans, diag, a, 'x', x, ul, t, dg, va, vx, status)) return
     select case (which)
     case (SOLVE_EXACT)
       code = c_trsv(EXALA_COL_MAJOR, ul, t, dg, va%m, va%p, va%ld, vx%p, vx%inc, c_null_ptr)
@@ -69,6 +62,23 @@ contains
     end if
   end subroutine
 
+  ! The options of a triangular solve with a and the vector x (size(a, 1)
+  ! elements; xname: its name in a message), and both described for C.
+  logical function trsv_views(routine, uplo, trans, diag, a, xname, x, ul, t, dg, va, vx, &
+                              status)
+    character(*), intent(in) :: routine, uplo, trans, diag, xname
+    real(c_double), intent(in), target :: a(:,:), x(:)
+    integer(c_int), intent(out) :: ul, t, dg
+    type(mat_arg), intent(inout), target :: va
+    type(vec_arg), intent(inout), target :: vx
+    integer, intent(out), optional :: status
+    trsv_views = triangle_options(routine, uplo, trans, diag, a, ul, t, dg, status)
+    if (trsv_views) trsv_views = fits_a(routine, xname, size(x, kind=c_int64_t), a, status)
+    if (.not. trsv_views) return
+    call view_matrix(a, va)
+    call view_vector(x, vx)
+  end function
+
   module procedure exala_skeel_condition
     real(c_double) :: res
     character(*), parameter :: routine = 'exala_skeel_condition'
@@ -76,14 +86,7 @@ contains
     type(mat_arg), target :: va
     type(vec_arg), target :: vx
     r = nan()
-    if (.not. opt_uplo(uplo, routine, ul, status)) return
-    if (.not. opt_trans(trans, routine, 'trans', t, status)) return
-    if (.not. opt_diag(diag, routine, dg, status)) return
-    if (.not. square(routine, a, status)) return
-    if (.not. same_size(routine, 'x', size(x, kind=c_int64_t), 'size(a, 1)', &
-                        size(a, 1, kind=c_int64_t), status)) return
-    call view_matrix(a, va)
-    call view_vector(x, vx)
+    if (.not. trsv_views(routine, uplo, trans, diag, a, 'x', x, ul, t, dg, va, vx, status)) return
     if (c_ok(c_skeel_condition(EXALA_COL_MAJOR, ul, t, dg, va%m, va%p, va%ld, vx%p, vx%inc, res), &
              routine, status)) r = res
   end procedure
@@ -94,18 +97,10 @@ contains
     type(mat_arg), target :: va
     type(vec_arg), target :: vb
     real(c_double), allocatable, target :: work(:)
-    if (.not. opt_uplo(uplo, routine, ul, status)) return
-    if (.not. opt_trans(trans, routine, 'trans', t, status)) return
-    if (.not. opt_diag(diag, routine, dg, status)) return
-    if (.not. square(routine, a, status)) return
-    if (.not. same_size(routine, 'b', size(b, kind=c_int64_t), 'size(a, 1)', &
-                        size(a, 1, kind=c_int64_t), status)) return
-    if (.not. same_size(routine, 'x', size(x, kind=c_int64_t), 'size(a, 1)', &
-                        size(a, 1, kind=c_int64_t), status)) return
+    if (.not. trsv_views(routine, uplo, trans, diag, a, 'b', b, ul, t, dg, va, vb, status)) return
+    if (.not. fits_a(routine, 'x', size(x, kind=c_int64_t), a, status)) return
     prec = 0
     if (present(precision)) prec = int(precision, c_int)
-    call view_matrix(a, va)
-    call view_vector(b, vb)
     allocate (work(max(1, size(x))))
     if (c_ok(c_trsv_mpfr_solution(EXALA_COL_MAJOR, ul, t, dg, va%m, va%p, va%ld, vb%p, vb%inc, &
                                   prec, c_loc(work)), routine, status)) x = work(1:size(x))
@@ -120,11 +115,7 @@ contains
       return
     if (.not. same_size(routine, 't, 2', size(t, 2, kind=c_int64_t), 'size(b)', n, status)) &
       return
-    if (seed < 0) then
-      call bad_argument(routine // ': seed = ' // int_str(int(seed, c_int64_t)) // &
-                        ' is negative', status)
-      return
-    end if
+    if (.not. seed_ok(routine, seed, status)) return
     ! C writes t row-major: as a Fortran array that is t transposed.
     allocate (rowmajor(max(1_c_int64_t, n), max(1_c_int64_t, n)), bw(max(1_c_int64_t, n)))
     if (c_ok(c_generate_ill_conditioned_trsv(n, cond, int(seed, c_int64_t), c_loc(rowmajor), &

@@ -20,20 +20,33 @@ contains
   end procedure
 
   module procedure sa_add_array
-    type(vec_arg), target :: vx
-    if (.not. sa_ready(this, 'exala_superaccumulator%add', status)) return
-    call view_vector(x, vx)
-    call c_check(c_sum_into(this%handle, vx%n, vx%p, vx%inc, c_null_ptr), &
-             'exala_superaccumulator%add', status)
+    call sa_add_vector(this, .false., x, status)
   end procedure
 
   module procedure sa_add_abs
-    type(vec_arg), target :: vx
-    if (.not. sa_ready(this, 'exala_superaccumulator%add_abs', status)) return
-    call view_vector(x, vx)
-    call c_check(c_asum_into(this%handle, vx%n, vx%p, vx%inc, c_null_ptr), &
-             'exala_superaccumulator%add_abs', status)
+    call sa_add_vector(this, .true., x, status)
   end procedure
+
+  ! Exact: acc += sum(x), or sum(|x_i|) when absolute.
+  subroutine sa_add_vector(this, absolute, x, status)
+    class(exala_superaccumulator), intent(inout) :: this
+    logical, intent(in) :: absolute
+    real(c_double), intent(in), target :: x(:)
+    integer, intent(out), optional :: status
+    character(:), allocatable :: routine
+    integer(c_int) :: code
+    type(vec_arg), target :: vx
+    routine = 'exala_superaccumulator%add'
+    if (absolute) routine = routine // '_abs'
+    if (.not. sa_ready(this, routine, status)) return
+    call view_vector(x, vx)
+    if (absolute) then
+      code = c_asum_into(this%handle, vx%n, vx%p, vx%inc, c_null_ptr)
+    else
+      code = c_sum_into(this%handle, vx%n, vx%p, vx%inc, c_null_ptr)
+    end if
+    call c_check(code, routine, status)
+  end subroutine
 
   module procedure sa_add_product_scalar
     if (.not. sa_ready(this, 'exala_superaccumulator%add_product', status)) return
@@ -44,11 +57,8 @@ contains
   module procedure sa_add_product_array
     character(*), parameter :: routine = 'exala_superaccumulator%add_product'
     type(vec_arg), target :: va, vb
-    if (.not. same_size(routine, 'b', size(b, kind=c_int64_t), 'size(a)', &
-                        size(a, kind=c_int64_t), status)) return
+    if (.not. view_pair(routine, 'a', a, 'b', b, va, vb, status)) return
     if (.not. sa_ready(this, routine, status)) return
-    call view_vector(a, va)
-    call view_vector(b, vb)
     call c_check(c_dot_into(this%handle, va%n, va%p, va%inc, vb%p, vb%inc, c_null_ptr), routine, &
              status)
   end procedure

@@ -168,91 +168,81 @@ contains
     s = trim(buffer)
   end function
 
-  function lower(s) result(l)
+  ! s with its ASCII letters in upper case (to_upper) or in lower case.
+  function ascii_case(s, to_upper) result(t)
     character(*), intent(in) :: s
-    character(len(s)) :: l
-    integer :: i, c
-    l = s
+    logical, intent(in) :: to_upper
+    character(len(s)) :: t
+    integer :: i, c, first, shift
+    first = iachar(merge('a', 'A', to_upper))
+    shift = merge(-32, 32, to_upper)
+    t = s
     do i = 1, len(s)
       c = iachar(s(i:i))
-      if (c >= iachar('A') .and. c <= iachar('Z')) l(i:i) = achar(c + 32)
-    end do
-  end function
-
-  function upper(s) result(u)
-    character(*), intent(in) :: s
-    character(len(s)) :: u
-    integer :: i, c
-    u = s
-    do i = 1, len(s)
-      c = iachar(s(i:i))
-      if (c >= iachar('a') .and. c <= iachar('z')) u(i:i) = achar(c - 32)
+      if (c >= first .and. c < first + 26) t(i:i) = achar(c + shift)
     end do
   end function
 
   ! ===================================================== character options
 
-  ! A BLAS character option: its first character, case-insensitive, must be
-  ! one of `letters`; v gets the matching entry of `values`. Otherwise a
-  ! failure naming `routine` and the argument `arg`.
-  logical function option(s, routine, arg, letters, values, v, status)
-    character(*), intent(in) :: s, routine, arg, letters
-    integer(c_int), intent(in) :: values(:)
-    integer(c_int), intent(out) :: v
-    integer, intent(out), optional :: status
-    integer :: k
-    character(:), allocatable :: choices
-    option = .false.
-    v = values(1)
-    if (len(s) > 0) then
-      k = index(letters, upper(s(1:1)))
-      if (k > 0) then
-        v = values(k)
-        option = .true.
-        return
-      end if
-    end if
-    choices = ''
-    do k = 1, len(letters)
-      if (k > 1) choices = choices // ', '
-      choices = choices // "'" // letters(k:k) // "'"
-    end do
-    call bad_argument(routine // ': ' // arg // " = '" // s // "' is not one of " // choices // &
-                      ' (case-insensitive)', status)
-  end function
-
-  ! trans: 'N' or 'T' ('C' is accepted as 'T' for real data, as in BLAS);
-  ! absent means 'N'.
-  logical function opt_trans(s, routine, arg, v, status)
+  ! A BLAS character option, known by its argument's name: uplo 'U' or 'L',
+  ! diag 'N' or 'U', side 'L' or 'R', any other (trans, transa, transb) 'N'
+  ! or 'T' ('C' is accepted as 'T' for real data, as in BLAS; absent means
+  ! 'N'). Its first character counts, case-insensitive; v gets the matching
+  ! EXALA_* value. Otherwise a failure naming `routine` and `arg`.
+  logical function blas_option(s, routine, arg, v, status)
     character(*), intent(in), optional :: s
     character(*), intent(in) :: routine, arg
     integer(c_int), intent(out) :: v
     integer, intent(out), optional :: status
-    v = EXALA_NO_TRANS
-    opt_trans = .true.
-    if (present(s)) opt_trans = option(s, routine, arg, 'NTC', &
-                                       [EXALA_NO_TRANS, EXALA_TRANS, EXALA_TRANS], v, status)
+    select case (arg)
+    case ('uplo')
+      blas_option = one_of('UL', [EXALA_UPPER, EXALA_LOWER])
+    case ('diag')
+      blas_option = one_of('NU', [EXALA_NON_UNIT, EXALA_UNIT])
+    case ('side')
+      blas_option = one_of('LR', [EXALA_LEFT, EXALA_RIGHT])
+    case default
+      blas_option = one_of('NTC', [EXALA_NO_TRANS, EXALA_TRANS, EXALA_TRANS])
+    end select
+  contains
+    logical function one_of(letters, values)
+      character(*), intent(in) :: letters
+      integer(c_int), intent(in) :: values(:)
+      integer :: k
+      character(:), allocatable :: choices
+      one_of = .true.
+      v = values(1)
+      if (.not. present(s)) return
+      if (len(s) > 0) then
+        k = index(letters, ascii_case(s(1:1), .true.))
+        if (k > 0) then
+          v = values(k)
+          return
+        end if
+      end if
+      one_of = .false.
+      choices = ''
+      do k = 1, len(letters)
+        if (k > 1) choices = choices // ', '
+        choices = choices // "'" // letters(k:k) // "'"
+      end do
+      call bad_argument(routine // ': ' // arg // " = '" // s // "' is not one of " // &
+                        choices // ' (case-insensitive)', status)
+    end function
   end function
 
-  logical function opt_uplo(s, routine, v, status)
-    character(*), intent(in) :: s, routine
-    integer(c_int), intent(out) :: v
+  ! uplo, trans and diag of a triangular matrix a, which must be square.
+  logical function triangle_options(routine, uplo, trans, diag, a, ul, t, dg, status)
+    character(*), intent(in) :: routine, uplo, trans, diag
+    real(c_double), intent(in) :: a(:,:)
+    integer(c_int), intent(out) :: ul, t, dg
     integer, intent(out), optional :: status
-    opt_uplo = option(s, routine, 'uplo', 'UL', [EXALA_UPPER, EXALA_LOWER], v, status)
-  end function
-
-  logical function opt_diag(s, routine, v, status)
-    character(*), intent(in) :: s, routine
-    integer(c_int), intent(out) :: v
-    integer, intent(out), optional :: status
-    opt_diag = option(s, routine, 'diag', 'NU', [EXALA_NON_UNIT, EXALA_UNIT], v, status)
-  end function
-
-  logical function opt_side(s, routine, v, status)
-    character(*), intent(in) :: s, routine
-    integer(c_int), intent(out) :: v
-    integer, intent(out), optional :: status
-    opt_side = option(s, routine, 'side', 'LR', [EXALA_LEFT, EXALA_RIGHT], v, status)
+    triangle_options = .false.
+    if (.not. blas_option(uplo, routine, 'uplo', ul, status)) return
+    if (.not. blas_option(trans, routine, 'trans', t, status)) return
+    if (.not. blas_option(diag, routine, 'diag', dg, status)) return
+    triangle_options = square(routine, a, status)
   end function
 
   ! ========================================================= array views
@@ -298,19 +288,6 @@ contains
     else
       v%copy = x
       v%p = c_loc(v%copy)
-    end if
-  end subroutine
-
-  ! As view_vector, but always increment 1 (for the stripe LU, whose
-  ! right-hand sides are columns): strided x is packed.
-  subroutine view_unit_vector(x, v)
-    real(c_double), intent(in), target :: x(:)
-    type(vec_arg), intent(inout), target :: v
-    call view_vector(x, v)
-    if (v%inc /= 1) then
-      v%copy = x
-      v%p = c_loc(v%copy)
-      v%inc = 1
     end if
   end subroutine
 
@@ -379,6 +356,39 @@ contains
         int_str(ny) // ' differs from ' // xname // ' = ' // int_str(nx), status)
   end function
 
+
+  ! size(name) (n elements) must equal size(a, 1).
+  logical function fits_a(routine, name, n, a, status)
+    character(*), intent(in) :: routine, name
+    integer(c_int64_t), intent(in) :: n
+    real(c_double), intent(in) :: a(:,:)
+    integer, intent(out), optional :: status
+    fits_a = same_size(routine, name, n, 'size(a, 1)', size(a, 1, kind=c_int64_t), status)
+  end function
+
+  ! Two vectors of one size (size(y) must equal size(x); xname, yname: their
+  ! names in the message), described for C as view_vector does.
+  logical function view_pair(routine, xname, x, yname, y, vx, vy, status)
+    character(*), intent(in) :: routine, xname, yname
+    real(c_double), intent(in), target :: x(:), y(:)
+    type(vec_arg), intent(inout), target :: vx, vy
+    integer, intent(out), optional :: status
+    view_pair = same_size(routine, yname, size(y, kind=c_int64_t), 'size(' // xname // ')', &
+                          size(x, kind=c_int64_t), status)
+    if (.not. view_pair) return
+    call view_vector(x, vx)
+    call view_vector(y, vy)
+  end function
+
+  ! A generator's seed must not be negative.
+  logical function seed_ok(routine, seed, status)
+    character(*), intent(in) :: routine
+    integer, intent(in) :: seed
+    integer, intent(out), optional :: status
+    seed_ok = seed >= 0
+    if (.not. seed_ok) call bad_argument(routine // ': seed = ' // &
+        int_str(int(seed, c_int64_t)) // ' is negative', status)
+  end function
 
   ! The dimensions of op(A) for A of shape (m, n): rows and columns.
   subroutine op_shape(trans, m, n, rows, cols)
