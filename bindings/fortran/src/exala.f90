@@ -34,6 +34,17 @@
 !    its value, stays available from exala_last_error(), real results are
 !    NaN, integer results -1, and outputs are left untouched. Nothing here
 !    stops the program. The messages are per thread when the module is
+!    compiled with OpenMP (threadprivate), else per process.
+!
+! Files: exala_c_api.f90 (layer 1: exala.h's enums, structs and bind(c)
+! interfaces), exala_views.f90 (what the wrappers share: array views, the
+! error record, options, size checks), this file (the public names, the
+! two derived types and the interface of every wrapper, documented here),
+! and one submodule per layer with the wrappers' bodies: exala_library.f90
+! (errors, strings, selection), exala_blas1.f90, exala_blas2.f90,
+! exala_blas3.f90, exala_solvers.f90, exala_superacc.f90, exala_stripe.f90.
+! Users need exala.mod only (gfortran writes what it uses from the other
+! modules into it).
 module exala
   use, intrinsic :: iso_c_binding
   use exala_c_api
@@ -439,8 +450,8 @@ module exala
     ! exala_trsv, then refinement with the exact residual: reproducible, <= 1
     ! ulp while cond u < 1/n. max_steps 0..100 (default 8); steps: the
     ! corrections that changed x; converged: a correction left x unchanged.
-    module subroutine exala_trsv_exact_refined(uplo, trans, diag, a, x, max_steps, steps, converged, &
-                                        status)
+    module subroutine exala_trsv_exact_refined(uplo, trans, diag, a, x, max_steps, steps, &
+                                               converged, status)
       character(*), intent(in) :: uplo, trans, diag
       real(c_double), intent(in), target :: a(:,:)
       real(c_double), intent(inout), target :: x(:)
@@ -700,7 +711,8 @@ module exala
     ! each, 0: chosen) into the work directories: cond == 0: entries uniform
     ! in [-0.5, 0.5]; cond >= 1: 2-norm condition about cond. Also x_true and
     ! B = A x_true (nrhs columns). overwrite: replace existing files.
-    module subroutine exala_generate_dense_system(dirs, n, nrhs, seed, stripe, cond, overwrite, status)
+    module subroutine exala_generate_dense_system(dirs, n, nrhs, seed, stripe, cond, overwrite, &
+                                                  status)
       character(*), intent(in) :: dirs(:)
       integer, intent(in) :: n, nrhs, seed
       integer, intent(in), optional :: stripe

@@ -215,17 +215,9 @@ module exala_c_api
       integer(c_int), value :: status
       type(c_ptr) :: p
     end function
-    function c_last_error() bind(c, name='exala_last_error') result(p)
-      import :: c_ptr
-      type(c_ptr) :: p
-    end function
     function c_last_error_index() bind(c, name='exala_last_error_index') result(i)
       import :: c_int64_t
       integer(c_int64_t) :: i
-    end function
-    function c_version() bind(c, name='exala_version') result(p)
-      import :: c_ptr
-      type(c_ptr) :: p
     end function
     function c_backend_from_string(name, backend) bind(c, name='exala_backend_from_string') &
         result(status)
@@ -261,11 +253,6 @@ module exala_c_api
       import :: c_ptr
       type(c_ptr), value :: acc
     end subroutine
-    function c_superacc_clear(acc) bind(c, name='exala_superacc_clear') result(status)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: acc
-      integer(c_int) :: status
-    end function
     function c_superacc_copy(src, dst) bind(c, name='exala_superacc_copy') result(status)
       import :: c_int, c_ptr
       type(c_ptr), value :: src, dst
@@ -289,73 +276,19 @@ module exala_c_api
       type(c_ptr), value :: acc, other
       integer(c_int) :: status
     end function
-    function c_superacc_negate(acc) bind(c, name='exala_superacc_negate') result(status)
-      import :: c_int, c_ptr
-      type(c_ptr), value :: acc
-      integer(c_int) :: status
-    end function
     function c_superacc_sign(acc, sign) bind(c, name='exala_superacc_sign') result(status)
       import :: c_int, c_ptr
       type(c_ptr), value :: acc
       integer(c_int), intent(out) :: sign
       integer(c_int) :: status
     end function
-    function c_superacc_round(acc, mode, result) bind(c, name='exala_superacc_round') &
-        result(status)
-      import :: c_int, c_ptr, c_double
-      type(c_ptr), value :: acc
-      integer(c_int), value :: mode
-      real(c_double), intent(out) :: result
-      integer(c_int) :: status
-    end function
-    function c_superacc_round_sqrt(acc, mode, result) bind(c, name='exala_superacc_round_sqrt') &
-        result(status)
-      import :: c_int, c_ptr, c_double
-      type(c_ptr), value :: acc
-      integer(c_int), value :: mode
-      real(c_double), intent(out) :: result
-      integer(c_int) :: status
-    end function
 
     ! blas1
-    function c_sum(n, x, incx, ex, result) bind(c, name='exala_sum') result(status)
-      import :: c_int, c_int64_t, c_ptr, c_double
-      integer(c_int64_t), value :: n, incx
-      type(c_ptr), value :: x, ex
-      real(c_double), intent(out) :: result
-      integer(c_int) :: status
-    end function
-    function c_asum(n, x, incx, ex, result) bind(c, name='exala_asum') result(status)
-      import :: c_int, c_int64_t, c_ptr, c_double
-      integer(c_int64_t), value :: n, incx
-      type(c_ptr), value :: x, ex
-      real(c_double), intent(out) :: result
-      integer(c_int) :: status
-    end function
-    function c_nrm2(n, x, incx, ex, result) bind(c, name='exala_nrm2') result(status)
-      import :: c_int, c_int64_t, c_ptr, c_double
-      integer(c_int64_t), value :: n, incx
-      type(c_ptr), value :: x, ex
-      real(c_double), intent(out) :: result
-      integer(c_int) :: status
-    end function
     function c_dot(n, x, incx, y, incy, ex, result) bind(c, name='exala_dot') result(status)
       import :: c_int, c_int64_t, c_ptr, c_double
       integer(c_int64_t), value :: n, incx, incy
       type(c_ptr), value :: x, y, ex
       real(c_double), intent(out) :: result
-      integer(c_int) :: status
-    end function
-    function c_sum_into(acc, n, x, incx, ex) bind(c, name='exala_sum_into') result(status)
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: acc, x, ex
-      integer(c_int64_t), value :: n, incx
-      integer(c_int) :: status
-    end function
-    function c_asum_into(acc, n, x, incx, ex) bind(c, name='exala_asum_into') result(status)
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: acc, x, ex
-      integer(c_int64_t), value :: n, incx
       integer(c_int) :: status
     end function
     function c_dot_into(acc, n, x, incx, y, incy, ex) bind(c, name='exala_dot_into') &
@@ -377,18 +310,6 @@ module exala_c_api
       integer(c_int64_t), value :: n, incx
       real(c_double), value :: alpha
       type(c_ptr), value :: x, ex
-      integer(c_int) :: status
-    end function
-    function c_copy(n, x, incx, y, incy, ex) bind(c, name='exala_copy') result(status)
-      import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), value :: n, incx, incy
-      type(c_ptr), value :: x, y, ex
-      integer(c_int) :: status
-    end function
-    function c_swap(n, x, incx, y, incy, ex) bind(c, name='exala_swap') result(status)
-      import :: c_int, c_int64_t, c_ptr
-      integer(c_int64_t), value :: n, incx, incy
-      type(c_ptr), value :: x, y, ex
       integer(c_int) :: status
     end function
     function c_iamax(n, x, incx, ex, index) bind(c, name='exala_iamax') result(status)
@@ -426,15 +347,6 @@ module exala_c_api
       type(c_ptr), value :: a, b, c, ex
       integer(c_int) :: status
     end function
-    function c_trsm(layout, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb, ex) &
-        bind(c, name='exala_trsm') result(status)
-      import :: c_int, c_int64_t, c_ptr, c_double
-      integer(c_int), value :: layout, side, uplo, trans, diag
-      integer(c_int64_t), value :: m, n, lda, ldb
-      real(c_double), value :: alpha
-      type(c_ptr), value :: a, b, ex
-      integer(c_int) :: status
-    end function
 
     function c_syrk(layout, uplo, trans, n, k, alpha, a, lda, beta, c, ldc, ex) &
         bind(c, name='exala_syrk') result(status)
@@ -461,15 +373,6 @@ module exala_c_api
       integer(c_int64_t), value :: m, n, lda, ldb, ldc
       real(c_double), value :: alpha, beta
       type(c_ptr), value :: a, b, c, ex
-      integer(c_int) :: status
-    end function
-    function c_trmm(layout, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb, ex) &
-        bind(c, name='exala_trmm') result(status)
-      import :: c_int, c_int64_t, c_ptr, c_double
-      integer(c_int), value :: layout, side, uplo, trans, diag
-      integer(c_int64_t), value :: m, n, lda, ldb
-      real(c_double), value :: alpha
-      type(c_ptr), value :: a, b, ex
       integer(c_int) :: status
     end function
     function c_syr(layout, uplo, n, alpha, x, incx, a, lda, ex) &
@@ -503,22 +406,6 @@ module exala_c_api
     end function
 
     ! solvers
-    function c_trsv_compensated(layout, uplo, trans, diag, n, a, lda, x, incx) &
-        bind(c, name='exala_trsv_compensated') result(status)
-      import :: c_int, c_int64_t, c_ptr
-      integer(c_int), value :: layout, uplo, trans, diag
-      integer(c_int64_t), value :: n, lda, incx
-      type(c_ptr), value :: a, x
-      integer(c_int) :: status
-    end function
-    function c_trsv_double_double(layout, uplo, trans, diag, n, a, lda, x, incx) &
-        bind(c, name='exala_trsv_double_double') result(status)
-      import :: c_int, c_int64_t, c_ptr
-      integer(c_int), value :: layout, uplo, trans, diag
-      integer(c_int64_t), value :: n, lda, incx
-      type(c_ptr), value :: a, x
-      integer(c_int) :: status
-    end function
     function c_trsv_exact_refined(layout, uplo, trans, diag, n, a, lda, x, incx, max_steps, &
                                   ex, steps, converged) &
         bind(c, name='exala_trsv_exact_refined') result(status)
@@ -631,5 +518,94 @@ module exala_c_api
       integer(c_int) :: status
     end function
   end interface
+
+  ! Functions of one signature, declared once. Only names private to the
+  ! binding are declared this way: gfortran 12 writes no dummy arguments for
+  ! a procedure(...) declaration into the .mod of a module that re-exports
+  ! it (a caller of the re-exported name would pass `value` arguments by
+  ! reference), so every bind(c) name public in exala has its own interface
+  ! body above.
+  abstract interface
+    ! a string of the library (last error, version)
+    function c_string_getter() bind(c) result(p)
+      import :: c_ptr
+      type(c_ptr) :: p
+    end function
+    ! an operation on one accumulator (clear, negate)
+    function c_superacc_op(acc) bind(c) result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: acc
+      integer(c_int) :: status
+    end function
+    ! the accumulator rounded (round, round_sqrt)
+    function c_superacc_rounding(acc, mode, result) bind(c) result(status)
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: acc
+      integer(c_int), value :: mode
+      real(c_double), intent(out) :: result
+      integer(c_int) :: status
+    end function
+    ! a reduction of x to one double (sum, asum, nrm2)
+    function c_reduction(n, x, incx, ex, result) bind(c) result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int64_t), value :: n, incx
+      type(c_ptr), value :: x, ex
+      real(c_double), intent(out) :: result
+      integer(c_int) :: status
+    end function
+    ! x added into an accumulator (sum_into, asum_into)
+    function c_reduction_into(acc, n, x, incx, ex) bind(c) result(status)
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: acc, x, ex
+      integer(c_int64_t), value :: n, incx
+      integer(c_int) :: status
+    end function
+    ! x and y, y written (copy) or both (swap)
+    function c_vector_pair(n, x, incx, y, incy, ex) bind(c) result(status)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int64_t), value :: n, incx, incy
+      type(c_ptr), value :: x, y, ex
+      integer(c_int) :: status
+    end function
+    ! B = alpha op(A)^-1 B (trsm) or alpha op(A) B (trmm), or from the right
+    function c_triangle_product(layout, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb, &
+                                ex) bind(c) result(status)
+      import :: c_int, c_int64_t, c_ptr, c_double
+      integer(c_int), value :: layout, side, uplo, trans, diag
+      integer(c_int64_t), value :: m, n, lda, ldb
+      real(c_double), value :: alpha
+      type(c_ptr), value :: a, b, ex
+      integer(c_int) :: status
+    end function
+    ! a triangular solve without exec (compensated, double-double)
+    function c_trsv_kernel(layout, uplo, trans, diag, n, a, lda, x, incx) bind(c) &
+        result(status)
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: layout, uplo, trans, diag
+      integer(c_int64_t), value :: n, lda, incx
+      type(c_ptr), value :: a, x
+      integer(c_int) :: status
+    end function
+  end interface
+  ! The functions of those signatures.
+  procedure(c_string_getter), bind(c, name='exala_last_error') :: c_last_error
+  procedure(c_string_getter), bind(c, name='exala_version') :: c_version
+  procedure(c_superacc_op), bind(c, name='exala_superacc_clear') :: c_superacc_clear
+  procedure(c_superacc_op), bind(c, name='exala_superacc_negate') :: c_superacc_negate
+  procedure(c_superacc_rounding), bind(c, name='exala_superacc_round') :: c_superacc_round
+  procedure(c_superacc_rounding), bind(c, name='exala_superacc_round_sqrt') :: &
+    c_superacc_round_sqrt
+  procedure(c_reduction), bind(c, name='exala_sum') :: c_sum
+  procedure(c_reduction), bind(c, name='exala_asum') :: c_asum
+  procedure(c_reduction), bind(c, name='exala_nrm2') :: c_nrm2
+  procedure(c_reduction_into), bind(c, name='exala_sum_into') :: c_sum_into
+  procedure(c_reduction_into), bind(c, name='exala_asum_into') :: c_asum_into
+  procedure(c_vector_pair), bind(c, name='exala_copy') :: c_copy
+  procedure(c_vector_pair), bind(c, name='exala_swap') :: c_swap
+  procedure(c_triangle_product), bind(c, name='exala_trsm') :: c_trsm
+  procedure(c_triangle_product), bind(c, name='exala_trmm') :: c_trmm
+  procedure(c_trsv_kernel), bind(c, name='exala_trsv_compensated') :: c_trsv_compensated
+  procedure(c_trsv_kernel), bind(c, name='exala_trsv_double_double') :: &
+    c_trsv_double_double
 
 end module exala_c_api

@@ -42,8 +42,8 @@ contains
 
   module procedure exala_set_backend_name
     integer(c_int) :: backend
-    if (c_ok(c_backend_from_string(to_c_chars(ascii_case(name, .false.)), backend), 'exala_set_backend', &
-             status)) &
+    if (c_ok(c_backend_from_string(to_c_chars(ascii_case(name, .false.)), backend), &
+             'exala_set_backend', status)) &
       call c_check(exala_set_backend_id(backend), 'exala_set_backend', status)
   end procedure
 
