@@ -30,7 +30,7 @@ module exala_views
   end type
 
   ! The message, code and (1-based) index of this thread's last failure in a
-  ! wrapper of this module ("" / -1 after a success).
+  ! wrapper of the module exala ("" / -1 after a success).
   character(:), allocatable, save :: last_message
   integer(c_int64_t), save :: last_index = -1
   !$omp threadprivate(last_message, last_index)
