@@ -2,9 +2,9 @@
 # single-process exala::stripe_lu in memory and out of core, error agreement
 # (singular pivots, bad or mismatched arguments, write faults) and resume,
 # under mpirun -np 1..4 (tests/mpi/mpi.cmake). The suite uses the stripe LU
-# internals (stripe/store.hpp: the write-fault hook), hence solvers/src.
+# internals (stripe/store.hpp: the write-fault hook), hence exala::stripe_internal.
 exala_mpi_test_executable(test_mpi_stripe_lu mpi/test_mpi_stripe_lu.cpp)
-target_include_directories(test_mpi_stripe_lu PRIVATE ${PROJECT_SOURCE_DIR}/solvers/src)
+target_link_libraries(test_mpi_stripe_lu PRIVATE exala::stripe_internal)
 exala_add_mpi_suite(test_mpi_stripe_lu)
 
 # The distributed stripe LU on a device engine against the single-process run
@@ -18,7 +18,7 @@ exala_add_mpi_suite(test_mpi_stripe_lu)
 #   ctest --test-dir <build> -L cuda -R mpi --output-on-failure
 exala_mpi_test_executable(test_mpi_stripe_fakedev mpi/test_mpi_stripe_cuda.cpp)
 target_compile_definitions(test_mpi_stripe_fakedev PRIVATE EXALA_TEST_FAKE_DEVICE=1)
-target_include_directories(test_mpi_stripe_fakedev PRIVATE ${PROJECT_SOURCE_DIR}/solvers/src)
+target_link_libraries(test_mpi_stripe_fakedev PRIVATE exala::stripe_internal)
 foreach(p 1 2 3 4)
   exala_add_mpi_run(test_mpi_stripe_fakedev.np${p} NP ${p}
                     COMMAND $<TARGET_FILE:test_mpi_stripe_fakedev>)
@@ -26,7 +26,7 @@ endforeach()
 if(TARGET exala::gpu_cuda)
   exala_mpi_test_executable(test_mpi_stripe_cuda mpi/test_mpi_stripe_cuda.cpp)
   target_link_libraries(test_mpi_stripe_cuda PRIVATE exala::gpu_cuda)
-  target_include_directories(test_mpi_stripe_cuda PRIVATE ${PROJECT_SOURCE_DIR}/solvers/src)
+  target_link_libraries(test_mpi_stripe_cuda PRIVATE exala::stripe_internal)
   foreach(p 1 2)
     exala_add_mpi_run(test_mpi_stripe_cuda.np${p} NP ${p} TIMEOUT 900 LABELS "cuda;mpi"
                       COMMAND $<TARGET_FILE:test_mpi_stripe_cuda>)
