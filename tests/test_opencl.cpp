@@ -485,9 +485,10 @@ BOOST_AUTO_TEST_CASE(blas1_backend_registration, *utf::precondition(device_prese
   const std::vector<double> v = {1.0, 0x1p-60, -1.0};
   const exala::exec ex{backend::opencl};
   BOOST_TEST(exala::sum(v, ex) == 0x1p-60);
-  const auto* saved = exala::detail::get_opencl_blas1_hooks();
+  using exala::detail::hook_kind;
+  const void* saved = exala::detail::registered_hooks(backend::opencl, hook_kind::blas1);
   BOOST_TEST_REQUIRE(saved != nullptr);
-  exala::detail::set_opencl_blas1_hooks(nullptr);
+  exala::detail::register_hooks(backend::opencl, hook_kind::blas1, nullptr);
   auto says_link = [](const exala::error& e) {
     return std::string(e.what()).find("exala::gpu") != std::string::npos &&
            std::string(e.what()).find("opencl") != std::string::npos;
@@ -496,7 +497,7 @@ BOOST_AUTO_TEST_CASE(blas1_backend_registration, *utf::precondition(device_prese
   BOOST_CHECK_EXCEPTION(exala::sum(0, nullptr, 1, ex), exala::error, says_link);
   BOOST_CHECK_EXCEPTION(exala::nrm2(v, ex), exala::error, says_link);
   ocl::register_backend();
-  BOOST_TEST(exala::detail::get_opencl_blas1_hooks() == saved);
+  BOOST_TEST(exala::detail::registered_hooks(backend::opencl, hook_kind::blas1) == saved);
   BOOST_TEST(exala::dot(v, v, ex) == 2.0);
   // argument errors come from the blas1 front end, as on every backend
   BOOST_CHECK_THROW(exala::sum(-1, v.data(), 1, ex), exala::invalid_argument);

@@ -137,9 +137,8 @@ void simd_whole(superaccumulator& out, op o, const vec& x, const vec& y) {
 
 // The OpenCL hook table; throws when exala::gpu did not register it.
 const detail::opencl_blas1_hooks* registered_opencl_hooks() {
-  const detail::opencl_blas1_hooks* h = detail::get_opencl_blas1_hooks();
-  if (h == nullptr) detail::throw_opencl_not_registered(nullptr);
-  return h;
+  return &detail::require_hooks<detail::opencl_blas1_hooks>(backend::opencl, detail::hook_kind::blas1,
+                                                             nullptr);
 }
 
 void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const exec& ex) {
@@ -191,24 +190,7 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
   throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
 }
 
-std::atomic<const detail::opencl_blas1_hooks*> opencl_hooks{nullptr};
-
 }  // namespace
-
-void detail::set_opencl_blas1_hooks(const opencl_blas1_hooks* hooks) noexcept {
-  opencl_hooks.store(hooks, std::memory_order_release);
-}
-
-void detail::throw_opencl_not_registered(const char* routine) {
-  throw error(std::string("exala: ") + (routine ? std::string(routine) + ": " : std::string()) +
-              "backend 'opencl' is compiled in but not registered in this program: link "
-              "exala::gpu and include <exala/opencl.hpp> (or call "
-              "exala::opencl::register_backend())");
-}
-
-const detail::opencl_blas1_hooks* detail::get_opencl_blas1_hooks() noexcept {
-  return opencl_hooks.load(std::memory_order_acquire);
-}
 
 bool detail::dot_bounded(const double* x, const double* y, std::size_t n, bounded& out) {
   const detail::kernel_table& k = detail::active_kernels();

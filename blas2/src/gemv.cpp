@@ -162,7 +162,7 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
   }
 
   if (ex.backend == backend::opencl) {  // exact device kernels (exala::gpu), same bits
-    require_opencl_blas2_hooks("gemv").gemv(lay, trans, m, n, alpha, a, lda, x, incx, beta, y, incy,
+    require_hooks<opencl_blas2_hooks>(backend::opencl, hook_kind::blas2, "gemv").gemv(lay, trans, m, n, alpha, a, lda, x, incx, beta, y, incy,
                                             ex.mode);
     return;
   }

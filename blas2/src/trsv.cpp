@@ -104,7 +104,7 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
     for (std::int64_t i = 0; i < n; ++i)
       if (a[i * lda + i] == 0.0) throw singular_matrix(routine, i);
   if (ex.backend == backend::opencl) {  // exact device kernels (exala::gpu), same bits
-    require_opencl_blas2_hooks(routine).trsv_scaled(routine, lay, ul, trans, dg, n, alpha, a, lda, x,
+    require_hooks<opencl_blas2_hooks>(backend::opencl, hook_kind::blas2, routine).trsv_scaled(routine, lay, ul, trans, dg, n, alpha, a, lda, x,
                                                     incx, ex.mode);
     return;
   }

@@ -416,7 +416,8 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
     return;
   }
   if (ex.backend == backend::opencl) {  // exact device kernels (exala::gpu), same bits
-    exala::detail::require_opencl_blas3_hooks("gemm").gemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb,
+    exala::detail::require_hooks<exala::detail::opencl_blas3_hooks>(
+        backend::opencl, exala::detail::hook_kind::blas3, "gemm").gemm(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb,
                                                            beta, c, ldc, ex.mode);
     return;
   }
@@ -424,7 +425,8 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
     // the 8-bit Ozaki-II engine on the GPU (exala::gpu_cuda), same bits; a
     // smaller product runs the CPU engine below (uploads and ~10 launches
     // cost more than it)
-    exala::detail::require_cuda_blas3_hooks("gemm").gemm(p);
+    exala::detail::require_hooks<exala::detail::cuda_blas3_hooks>(
+        backend::cuda, exala::detail::hook_kind::blas3, "gemm").gemm(p);
     return;
   }
   if (ex.backend == backend::reference) {

@@ -150,7 +150,8 @@ void blocked_trsm(const canonical& s, const exec& ex) {
       p.c_lo = plo;
       p.c_err = perr;
       if (ex.backend == backend::cuda && exala::detail::cuda_gemm_wanted(p.m, p.n, p.k))  // on the GPU
-        exala::detail::require_cuda_blas3_hooks("trsm").gemm(p);
+        exala::detail::require_hooks<exala::detail::cuda_blas3_hooks>(
+            backend::cuda, exala::detail::hook_kind::blas3, "trsm").gemm(p);
       else if (exala::detail::ozaki8::host_engine())  // tests: the GPU's decomposition on the host
         exala::detail::ozaki8::gemm_host(p);
       else
@@ -306,7 +307,8 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
     for (std::int64_t i = 0; i < na; ++i)
       if (a[i * lda + i] == 0.0) throw singular_matrix("trsm", i);
   if (ex.backend == backend::opencl) {  // exact device kernels (exala::gpu), same bits
-    exala::detail::require_opencl_blas3_hooks("trsm").trsm(lay, sd, ul, trans, dg, m, n, alpha, a, lda,
+    exala::detail::require_hooks<exala::detail::opencl_blas3_hooks>(
+        backend::opencl, exala::detail::hook_kind::blas3, "trsm").trsm(lay, sd, ul, trans, dg, m, n, alpha, a, lda,
                                                            b, ldb, ex.mode);
     return;
   }

@@ -46,6 +46,7 @@
 #include <map>
 #include <memory>
 
+#include "exala/detail/backend_hooks.hpp"
 #include "stripe/engine.hpp"
 #else
 #include "exala/cuda.hpp"  // registers the "cuda" engine
@@ -177,9 +178,10 @@ class fake_device final : public st::device_engine {
 };
 
 const bool fake_registered = [] {
-  st::register_device_engine("cuda", [](int threads) -> std::unique_ptr<st::device_engine> {
+  static const st::stripe_engine_hooks hooks{[](int threads) -> std::unique_ptr<st::device_engine> {
     return std::make_unique<fake_device>(threads);
-  });
+  }};
+  exala::detail::register_hooks(exala::backend::cuda, exala::detail::hook_kind::stripe_engine, &hooks);
   return true;
 }();
 

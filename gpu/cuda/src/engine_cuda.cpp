@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "exala/cuda.hpp"
+#include "exala/detail/backend_hooks.hpp"
 #include "cuda_check.hpp"
 #include "exala/error.hpp"
 #include "laswp.hpp"
@@ -308,9 +309,10 @@ class cuda_engine final : public st::device_engine {
 
 bool register_stripe_engine() noexcept {
   try {
-    st::register_device_engine("cuda", [](int threads) -> std::unique_ptr<st::device_engine> {
+    static const st::stripe_engine_hooks hooks{[](int threads) -> std::unique_ptr<st::device_engine> {
       return std::make_unique<cuda_engine>(threads);
-    });
+    }};
+    exala::detail::register_hooks(backend::cuda, exala::detail::hook_kind::stripe_engine, &hooks);
     return true;
   } catch (...) {
     return false;

@@ -270,7 +270,7 @@ const exala::detail::cuda_blas3_hooks hooks{&gemm_from_host};
 }  // namespace
 
 bool register_backend() noexcept {
-  exala::detail::set_cuda_blas3_hooks(&hooks);
+  exala::detail::register_hooks(backend::cuda, exala::detail::hook_kind::blas3, &hooks);
   return true;
 }
 

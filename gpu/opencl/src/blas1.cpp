@@ -238,7 +238,7 @@ constexpr exala::detail::opencl_blas1_hooks blas1_hooks{hook_sum, hook_asum, hoo
 
 }  // namespace
 
-void register_backend() noexcept { exala::detail::set_opencl_blas1_hooks(&blas1_hooks); detail::register_level23(); }
+void register_backend() noexcept { exala::detail::register_hooks(backend::opencl, exala::detail::hook_kind::blas1, &blas1_hooks); detail::register_level23(); }
 
 // Correctly rounded sum (Collange et al., ParCo 2015; ExBLAS): exact device
 // accumulation, one rounding on the host.

@@ -745,8 +745,8 @@ const exala::detail::opencl_blas3_hooks hooks3{hook_gemm, hook_trsm};
 detail::level23_stats detail::level23_counts() noexcept { return {device_rounded.load(), host_rounded.load()}; }
 
 void detail::register_level23() noexcept {
-  exala::detail::set_opencl_blas2_hooks(&hooks2);
-  exala::detail::set_opencl_blas3_hooks(&hooks3);
+  exala::detail::register_hooks(backend::opencl, exala::detail::hook_kind::blas2, &hooks2);
+  exala::detail::register_hooks(backend::opencl, exala::detail::hook_kind::blas3, &hooks3);
 }
 
 }  // namespace exala::opencl

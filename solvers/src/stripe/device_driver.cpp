@@ -1,42 +1,20 @@
 #include "device_driver.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <map>
-#include <mutex>
 #include <string>
 
+#include "exala/detail/backend_hooks.hpp"
 #include "exala/error.hpp"
 
 namespace exala::detail::stripe {
 
-namespace {
-
-std::mutex& registry_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::map<std::string, device_engine_factory>& registry() {
-  static std::map<std::string, device_engine_factory> r;
-  return r;
-}
-
-}  // namespace
-
-void register_device_engine(const std::string& name, device_engine_factory f) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
-  registry()[name] = std::move(f);
-}
-
 std::unique_ptr<device_engine> make_device_engine(const std::string& name, int threads) {
-  device_engine_factory f;
-  {
-    std::lock_guard<std::mutex> lock(registry_mutex());
-    const auto it = registry().find(name);
-    if (it == registry().end()) return nullptr;
-    f = it->second;
-  }
-  return f(threads);
+  for (backend b : {backend::cuda, backend::opencl})
+    if (name == to_string(b)) {
+      const auto* h = hooks<stripe_engine_hooks>(b, hook_kind::stripe_engine);
+      return h && h->make ? h->make(threads) : nullptr;
+    }
+  return nullptr;
 }
 
 device_stripes::device_stripes(device_engine& e, std::int64_t n, std::int64_t S, std::int64_t Sp,

@@ -99,11 +99,14 @@ class device_engine : public dense_engine {
 };
 
 // Device engines are provided by the gpu layer, which sits above the solvers:
-// it registers a factory under the engine name ("cuda") when a program links
-// it (exala/cuda.hpp). make_device_engine returns nullptr for a name that was
-// never registered.
-using device_engine_factory = std::function<std::unique_ptr<device_engine>(int threads)>;
-void register_device_engine(const std::string& name, device_engine_factory f);
+// it registers a factory under its backend (cuda) with the one registration
+// point (exala/detail/backend_hooks.hpp, hook_kind::stripe_engine) when a
+// program links it (exala/cuda.hpp). The engine name is the backend's name.
+struct stripe_engine_hooks {
+  std::unique_ptr<device_engine> (*make)(int threads);
+};
+// make_device_engine returns nullptr for a name that is no backend or whose
+// backend registered no engine.
 std::unique_ptr<device_engine> make_device_engine(const std::string& name, int threads);
 
 // The CPU engine over the system BLAS/LAPACK (dgemm_, dtrsm_, dgetrf_;

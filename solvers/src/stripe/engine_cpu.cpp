@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "exala/detail/backend_hooks.hpp"
 #include "exala/error.hpp"
 
 #ifdef EXALA_SOLVERS_HAVE_OPENMP
@@ -66,8 +67,9 @@ namespace {
 // and dtrsm_ resolve to its exact, correctly rounded routines. The engine
 // does not need them (its bits are reproducible by the tiling above, not by
 // exactness) and they are far slower, so it asks the drop-in library for the
-// next library's symbols (exala_blas_abi_next: dlsym(RTLD_NEXT) from inside
-// it). Without the drop-in library the linked symbols are used directly.
+// next library's symbols (registered with the one registration point,
+// exala/detail/backend_hooks.hpp: system_blas_lookup). Without the drop-in
+// library the linked symbols are used directly.
 struct system_blas {
   decltype(&::dgemm_) dgemm = &::dgemm_;
   decltype(&::dtrsm_) dtrsm = &::dtrsm_;
@@ -83,8 +85,7 @@ void take_next(void* (*next)(const char*), const char* name, F& fn) {
 const system_blas& sys() {
   static const system_blas blas = [] {
     system_blas b;
-    using next_fn = void* (*)(const char*);
-    if (auto next = reinterpret_cast<next_fn>(dlsym(RTLD_DEFAULT, "exala_blas_abi_next"))) {
+    if (auto next = system_blas_lookup()) {
       take_next(next, "dgemm_", b.dgemm);
       take_next(next, "dtrsm_", b.dtrsm);
       take_next(next, "dgetrf_", b.dgetrf);

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 
+#include "exala/detail/backend_hooks.hpp"
+
 #include "exala/superaccumulator.hpp"
 
 namespace exala::detail {
@@ -28,15 +30,7 @@ struct opencl_blas1_hooks {
                    const double* y, std::int64_t incy);
 };
 
-// Registers the table (a pointer to static storage, or nullptr to remove it).
-// Thread-safe; the last registration wins.
-void set_opencl_blas1_hooks(const opencl_blas1_hooks* hooks) noexcept;
-// The registered table, or nullptr when no OpenCL backend registered itself.
-const opencl_blas1_hooks* get_opencl_blas1_hooks() noexcept;
-
-// Throws the exala::error of every layer's front end when backend::opencl is
-// compiled in but exala::gpu did not register its hooks in this program
-// (`routine`, if not null, opens the message).
-[[noreturn]] void throw_opencl_not_registered(const char* routine);
+// Registered under (backend::opencl, hook_kind::blas1) in the one registration point,
+// exala/detail/backend_hooks.hpp (register_hooks / require_hooks).
 
 }  // namespace exala::detail

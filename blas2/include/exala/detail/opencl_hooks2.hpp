@@ -12,6 +12,8 @@
 
 #include <cstdint>
 
+#include "exala/detail/backend_hooks.hpp"
+
 #include "exala/blas2.hpp"
 
 namespace exala::detail {
@@ -29,12 +31,7 @@ struct opencl_blas2_hooks {
                       std::int64_t incx, rounding mode);
 };
 
-// Registers the table (static storage, or nullptr to remove it). Thread-safe.
-void set_opencl_blas2_hooks(const opencl_blas2_hooks* hooks) noexcept;
-// The registered table, or nullptr.
-const opencl_blas2_hooks* get_opencl_blas2_hooks() noexcept;
-// The table, or exala::error saying that exala::gpu must be linked and
-// registered (exala::opencl::register_backend()) for backend::opencl.
-const opencl_blas2_hooks& require_opencl_blas2_hooks(const char* routine);
+// Registered under (backend::opencl, hook_kind::blas2) in the one registration point,
+// exala/detail/backend_hooks.hpp (register_hooks / require_hooks).
 
 }  // namespace exala::detail

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "exala/detail/backend_hooks.hpp"
+
 #include "exala/blas3.hpp"
 
 namespace exala::detail {
@@ -24,9 +26,7 @@ struct opencl_blas3_hooks {
                std::int64_t ldb, rounding mode);
 };
 
-void set_opencl_blas3_hooks(const opencl_blas3_hooks* hooks) noexcept;
-const opencl_blas3_hooks* get_opencl_blas3_hooks() noexcept;
-// The table, or exala::error saying that exala::gpu must be linked.
-const opencl_blas3_hooks& require_opencl_blas3_hooks(const char* routine);
+// Registered under (backend::opencl, hook_kind::blas3) in the one registration point,
+// exala/detail/backend_hooks.hpp (register_hooks / require_hooks).
 
 }  // namespace exala::detail
