@@ -124,18 +124,13 @@ std::uint64_t matrix_checksum(i64 n, i64 nrhs, const double* a, i64 ld);
 
 }  // namespace dist
 
-struct stripe_lu::impl {
+// Options, report, sizes and scale as the single process keeps them
+// (st::driver_state, stripe/factor_loop.hpp).
+struct stripe_lu::impl : dist::st::driver_state {
   using i64 = dist::i64;
 
   MPI_Comm comm = MPI_COMM_NULL;  // our duplicate of the caller's communicator
   int rank = 0, P = 1;
-  stripe_lu_options opt;
-  stripe_lu_report rep;
-  i64 n = 0, S = 1, Sp = 1, m = 1, N = 0, G = 0;
-  i64 file_stripe = 0;  // rows per orig_ file of the shared system (out of core)
-  // The factored matrix is A' = 2^-sc.exp A, as in the single process
-  // (stripe_lu.hpp, "Range").
-  dist::st::matrix_scale sc;
   double pivot_ratio = 0;  // this rank's min |u_jj| / max|a_ij| (note_pivots)
   // In memory: own stripe J at index J / P, rows(J) x n, ld rows(J).
   bool in_core = false;
@@ -160,14 +155,9 @@ struct stripe_lu::impl {
   bool mine(i64 J) const { return owner(J) == rank; }
   // The first stripe >= J that this rank owns (may be >= N).
   i64 first_own(i64 J) const { return J + ((rank - J % P) % P + P) % P; }
-  i64 rows(i64 J) const { return std::min(S, n - J * S); }
-  i64 col_of_group(i64 g) const { return std::min(n, g * m * S); }
-  double threshold() const;  // in the units of A'
-  void set_scale(double max_abs);  // sc.exp, sc.max_abs, sc.max_scaled (not sc.norm)
   // factor_in_memory / factor_out_of_core with pivot errors in A's units.
   void factor(bool out_of_core);
 
-  void choose_sizes(bool out_of_core);
   void note_pivots(const dist::st::block& b, i64 r0);
   // The factorization loops' view of this driver (stripe/factor_loop.hpp).
   dist::st::factor_setup setup();

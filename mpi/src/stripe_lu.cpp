@@ -241,30 +241,11 @@ stripe_lu::impl::~impl() {
   if (comm != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm);
 }
 
-double stripe_lu::impl::threshold() const { return st::pivot_threshold(opt, n, sc); }
-
-void stripe_lu::impl::set_scale(double max_abs) {
-  sc.set_max(max_abs);
-  rep.matrix_scale = sc.exp;
-}
 
 // Every rank throws the same pivot error (owner_step), so every rank scales
 // it back alike.
 void stripe_lu::impl::factor(bool out_of_core) {
   st::factor_in_units_of_a(sc, threshold(), [&] { out_of_core ? factor_out_of_core() : factor_in_memory(); });
-}
-
-// The single-process rules (stripe/driver_common.hpp, choose_stripe_sizes), so
-// that the same options give the same (S, S', meta) and therefore the same
-// bits. Out of core they read opt.cache_bytes, which is per rank here: the
-// same budget gives the same S and meta as one process with that budget.
-void stripe_lu::impl::choose_sizes(bool out_of_core) {
-  const st::stripe_sizes z = st::choose_stripe_sizes(n, opt, file_stripe, out_of_core);
-  S = z.S, Sp = z.Sp, m = z.m, N = z.N, G = z.G;
-  rep.n = n, rep.stripe = S, rep.substripe = Sp, rep.meta = m;
-  rep.order = std::string(to_string(opt.order));
-  rep.pivot = std::string(to_string(opt.pivot));
-  rep.engine = opt.engine;
 }
 
 void stripe_lu::impl::note_pivots(const st::block& b, i64 r0) {
@@ -287,14 +268,11 @@ void stripe_lu::impl::finish_report(double seconds, double resumed_flops) {
   rep.min_pivot_ratio = std::isinf(out[1]) ? 0 : out[1];
 }
 
+// Out of core the sizes follow opt.cache_bytes, which is per rank here: the
+// same budget gives the same S and meta as one process with that budget.
 st::factor_setup stripe_lu::impl::setup() {
-  st::factor_setup f{opt, rep};
-  f.n = n, f.S = S, f.Sp = Sp, f.m = m, f.N = N, f.G = G;
-  f.threshold = threshold();
-  f.scale_exp = sc.exp;
-  f.note_pivots = [this](const st::block& b, i64 r0) { note_pivots(b, r0); };
-  f.finish = [this](double seconds, double resumed_flops) { finish_report(seconds, resumed_flops); };
-  return f;
+  return driver_state::setup([this](const st::block& b, i64 r0) { note_pivots(b, r0); },
+                             [this](double seconds, double resumed) { finish_report(seconds, resumed); });
 }
 
 // --------------------------------------------------------------- in memory

@@ -33,6 +33,31 @@ factor_engine make_factor_engine(const stripe_lu_options& opt) {
   return f;
 }
 
+void driver_state::set_scale(double max_abs) {
+  sc.set_max(max_abs);
+  rep.matrix_scale = sc.exp;
+}
+
+void driver_state::choose_sizes(bool out_of_core) {
+  const stripe_sizes z = choose_stripe_sizes(n, opt, file_stripe, out_of_core);
+  S = z.S, Sp = z.Sp, m = z.m, N = z.N, G = z.G;
+  rep.n = n, rep.stripe = S, rep.substripe = Sp, rep.meta = m;
+  rep.order = std::string(to_string(opt.order));
+  rep.pivot = std::string(to_string(opt.pivot));
+  rep.engine = opt.engine;
+}
+
+factor_setup driver_state::setup(std::function<void(const block&, std::int64_t)> note_pivots,
+                                 std::function<void(double, double)> finish) {
+  factor_setup f{opt, rep};
+  f.n = n, f.S = S, f.Sp = Sp, f.m = m, f.N = N, f.G = G;
+  f.threshold = threshold();
+  f.scale_exp = sc.exp;
+  f.note_pivots = std::move(note_pivots);
+  f.finish = std::move(finish);
+  return f;
+}
+
 // ------------------------------------------------------------- in memory
 
 // Collectives per stripe J: owner_step (the factorization of J + 1, by its

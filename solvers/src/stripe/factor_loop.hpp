@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "driver_common.hpp"
 #include "engine.hpp"
 #include "exala/stripe_lu.hpp"
 #include "kernels.hpp"
@@ -95,6 +96,30 @@ struct factor_setup {
 
   std::int64_t rows(std::int64_t J) const { return std::min(S, n - J * S); }
   std::int64_t col_of_group(std::int64_t g) const { return std::min(n, g * m * S); }
+};
+
+// What both drivers (exala::stripe_lu, exala::mpi::stripe_lu) know of a
+// factorization: options, report, sizes, the scale of A' = 2^-sc.exp A
+// (stripe_lu.hpp, "Range"), and the rules that derive them, once.
+struct driver_state {
+  stripe_lu_options opt;
+  stripe_lu_report rep;
+  std::int64_t n = 0, S = 1, Sp = 1, m = 1, N = 0, G = 0;
+  std::int64_t file_stripe = 0;  // rows per orig_ file of the system (out of core)
+  matrix_scale sc;
+
+  std::int64_t rows(std::int64_t J) const { return std::min(S, n - J * S); }
+  std::int64_t col_of_group(std::int64_t g) const { return std::min(n, g * m * S); }
+  // The pivot threshold in the units of A'.
+  double threshold() const { return pivot_threshold(opt, n, sc); }
+  // max |a_ij| -> sc.exp, sc.max_abs, sc.max_scaled (not sc.norm).
+  void set_scale(double max_abs);
+  // (S, S', m, N, G) by choose_stripe_sizes - the same options give the same
+  // sizes, hence the same bits, in both drivers - and the report's names.
+  void choose_sizes(bool out_of_core);
+  // The loops' view of this state, with the driver's pivot record and finish.
+  factor_setup setup(std::function<void(const block&, std::int64_t)> note_pivots,
+                     std::function<void(double, double)> finish);
 };
 
 // This rank's stripe J in memory (rows(J) x n, columns from 0). With more

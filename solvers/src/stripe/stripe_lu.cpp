@@ -62,13 +62,8 @@ std::unique_ptr<st::dense_engine> make_engine(const stripe_lu_options& o) {
 
 }  // namespace
 
-struct stripe_lu::impl {
-  stripe_lu_options opt;
-  stripe_lu_report rep;
-  i64 n = 0, S = 0, Sp = 0, m = 1, N = 0, G = 0;
-  i64 file_stripe = 0;  // rows per orig_ file (out of core)
-  // The factored matrix is A' = 2^-sc.exp A (stripe_lu.hpp, "Range").
-  st::matrix_scale sc;
+// Options, report, sizes and scale: st::driver_state (factor_loop.hpp).
+struct stripe_lu::impl : st::driver_state {
   // In core: the original matrix and the factors (n x n, ld n).
   bool in_core = false;
   std::vector<double> a0, lu;
@@ -77,13 +72,6 @@ struct stripe_lu::impl {
   std::optional<st::store> store;
   std::vector<std::string> dirs;
 
-  i64 rows(i64 I) const { return std::min(S, n - I * S); }
-  i64 col_of_group(i64 g) const { return std::min(n, g * m * S); }
-  // The pivot threshold in the units of A'.
-  double threshold() const { return st::pivot_threshold(opt, n, sc); }
-  // max |a_ij| -> sc.exp, sc.max_abs, sc.max_scaled (sc.norm is set by the caller).
-  void set_scale(double max_abs);
-  void choose_sizes(bool out_of_core);
   // factor_in_core / factor_out_of_core with pivot errors in A's units.
   void factor(bool out_of_core);
   void factor_in_core();
@@ -113,21 +101,6 @@ struct stripe_lu::impl {
   }
 };
 
-// The rules shared with the distributed driver (driver_common.hpp).
-void stripe_lu::impl::choose_sizes(bool out_of_core) {
-  const st::stripe_sizes z = st::choose_stripe_sizes(n, opt, file_stripe, out_of_core);
-  S = z.S, Sp = z.Sp, m = z.m, N = z.N, G = z.G;
-  rep.n = n, rep.stripe = S, rep.substripe = Sp, rep.meta = m;
-  rep.order = std::string(to_string(opt.order));
-  rep.pivot = std::string(to_string(opt.pivot));
-  rep.engine = opt.engine;
-}
-
-void stripe_lu::impl::set_scale(double max_abs) {
-  sc.set_max(max_abs);
-  rep.matrix_scale = sc.exp;
-}
-
 void stripe_lu::impl::factor(bool out_of_core) {
   st::factor_in_units_of_a(sc, threshold(), [&] { out_of_core ? factor_out_of_core() : factor_in_core(); });
 }
@@ -142,16 +115,12 @@ void stripe_lu::impl::note_pivots(const st::block& b, i64 r0) {
 }
 
 st::factor_setup stripe_lu::impl::setup() {
-  st::factor_setup f{opt, rep};
-  f.n = n, f.S = S, f.Sp = Sp, f.m = m, f.N = N, f.G = G;
-  f.threshold = threshold();
-  f.scale_exp = sc.exp;
-  f.note_pivots = [this](const st::block& b, i64 r0) { note_pivots(b, r0); };
-  f.finish = [this](double seconds, double resumed_flops) {
-    rep.factor_seconds = seconds;
-    rep.factor_gflops = seconds > 0 ? (lu_flops(n) - resumed_flops) / seconds * 1e-9 : 0;
-  };
-  return f;
+  return driver_state::setup([this](const st::block& b, i64 r0) { note_pivots(b, r0); },
+                             [this](double seconds, double resumed_flops) {
+                               rep.factor_seconds = seconds;
+                               rep.factor_gflops =
+                                   seconds > 0 ? (lu_flops(n) - resumed_flops) / seconds * 1e-9 : 0;
+                             });
 }
 
 // ---------------------------------------------------------------- in core
