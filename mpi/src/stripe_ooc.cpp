@@ -4,38 +4,13 @@
 // stripe cache, with the single-process driver's files (act_, lseg_, lu_ and
 // a progress journal; solvers/src/stripe/store.hpp).
 //
-// Pivot groups of m stripes (m = 1 unless meta_zigzag) as in the single
-// process: the members J of group g are factored one after the other, each
-// by its owner (first eliminated by the group's earlier members, which every
-// rank holds as broadcast), its lu_ file written, and its columns [J*S, n)
-// broadcast; then every rank eliminates the group's m stripes, in order,
-// from each of its own later stripes (the sweep, in the chosen traversal
-// order). A stripe therefore receives the same kernel calls as in
-// exala::stripe_lu, whatever m, the order, the cache or a resume.
-//
-// Memory per rank: the group's m broadcast pivot stripes live beside the
-// cache, whose budget is opt.cache_bytes less their room, so the rank never
-// holds more than opt.cache_bytes of stripes (the single process needs room
-// for m pivots and two working stripes: the same rule).
-//
-// Journal: rank r records "groups_done = g + 1" once the lu_ files of all its
-// members of groups <= g are complete (then removes their act_/lseg_ files).
-// A killed run resumes as follows: the ranks exchange their groups_done;
-// stripe J counts as factored when its owner's journal covers its group (its
-// lu_ file is complete); every other stripe restarts from its act_ file (the
-// groups applied, k). The run restarts at the smallest k over all ranks;
-// factored pivots of the groups caught up are re-broadcast by their owners
-// from their lu_ files, unfactored ones are factored again (same bits).
-//
-// On a device engine ("cuda", one rank per GPU intended) the group's pivot
-// stripes sit in the rank's device pivot slots: the owner uploads its member
-// into slot J - first, where the device eliminates the earlier members and
-// factors it (device_stripes::factor), the other ranks upload the broadcast
-// into the same slot, and the sweep streams each own later stripe through
-// the device (two in flight, as in the single process). The same engine
-// calls per stripe as exala::stripe_lu out of core with that engine: the
-// same bits. The rank's device needs room for m pivot slots plus three
-// target slots (an invalid_argument naming meta otherwise, as one process).
+// The factorization itself is the stripe LU's one out-of-core loop
+// (solvers/src/stripe/factor_loop.cpp) over this rank's store, with the MPI
+// distribution (stripe J on rank J % P): pivot groups, the lu_ files written
+// behind the sweep, the per-rank journal and the resume across ranks, and the
+// device pivot slots, are described there. A stripe receives the same
+// kernel calls as in exala::stripe_lu, whatever m, the order, the cache, a
+// resume or the rank count: the same bits.
 #include <mpi.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // stripe/driver_common.hpp - what the single-process stripe LU driver
-// (stripe_lu.cpp) and the distributed one (mpi/src/stripe_lu.cpp,
-// stripe_ooc.cpp) share: the option checks, the rules that choose the stripe
+// (stripe_lu.cpp), the distributed one (mpi/src/stripe_lu.cpp,
+// stripe_ooc.cpp) and their one factorization loop (factor_loop.cpp) share: the option checks, the rules that choose the stripe
 // height S, the substripe S' and the pivot-group size m (one rule for both
 // drivers: the same options give the same sizes and therefore the same
 // bits), the flop units of progress and rates, the progress callbacks and the

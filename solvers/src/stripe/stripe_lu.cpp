@@ -1,8 +1,10 @@
 // stripe/stripe_lu.cpp - the stripe LU driver: in-core and out-of-core
 // factorization, the solve phase, exact-residual refinement (stripe_lu.hpp).
 //
-// Out of core the elimination is right-looking by pivot groups of m stripes
-// (m = 1 for the basic and zigzag orders, m = meta for meta-zigzag): group g
+// The factorization loops live in factor_loop.cpp (one copy for this driver
+// and the MPI one). Out of core the elimination is right-looking by pivot
+// groups of m stripes (m = 1 for the basic and zigzag orders, m = meta for
+// meta-zigzag): group g
 // is brought up to date and factored stripe by stripe (each member first
 // eliminated by the earlier members), its factored stripes are written as
 // lu_ files and the journal records the group; then every later stripe is

@@ -2,7 +2,7 @@
 // above blas1) plugs into the blas1 front ends without blas1 linking it.
 //
 // exala::gpu fills one static table and registers it with
-// set_opencl_blas1_hooks() (exala::opencl::register_backend() does this; a
+// register_hooks() (exala::opencl::register_backend() does this; a
 // program that includes <exala/opencl.hpp> calls it during static
 // initialization). The blas1 front ends keep validating the arguments and
 // rounding the accumulator themselves; a hook only adds the exact terms of a

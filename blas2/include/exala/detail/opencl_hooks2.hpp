@@ -2,7 +2,7 @@
 // layer above blas2) plugs into the blas2 front ends without blas2 linking it.
 //
 // exala::gpu fills one static table and registers it with
-// set_opencl_blas2_hooks() (exala::opencl::register_backend() does this).
+// register_hooks() (exala::opencl::register_backend() does this).
 // The front ends check the arguments and handle the conventions that read
 // no matrix (alpha == 0, empty sums, n == 0, singular diagonals) themselves,
 // then call the hook for backend::opencl: it uploads the data, runs the exact
