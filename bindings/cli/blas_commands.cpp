@@ -19,9 +19,7 @@
 #include "exala/error.hpp"
 #include "exala/solvers.hpp"
 #include "matrix_market.hpp"
-#ifdef EXALA_CLI_HAVE_MPI
 #include "mpi_commands.hpp"
-#endif
 
 namespace exala::cli {
 
@@ -115,16 +113,6 @@ std::string file_list(const operand_list& files) {
 
 // ---- commands ----
 
-// The scalar of sum, asum or dot over the ranks (--backend mpi).
-std::optional<result> mpi_scalar([[maybe_unused]] const invocation& inv) {
-#ifdef EXALA_CLI_HAVE_MPI
-  if (inv.mpi)
-    return result::of_scalar(
-        exala::cli::mpi_reduce(*inv.session, inv.command_name, inv.args, inv.ex));
-#endif
-  return std::nullopt;
-}
-
 // The scalar of sum, asum or dot, checked (reject_nan_from_finite).
 result checked_scalar(const invocation& inv, double v,
                       std::initializer_list<const exala::io::array*> operands) {
@@ -141,19 +129,16 @@ result checked_scalar(const invocation& inv, double v,
 }  // namespace
 
 result run_sum(const invocation& inv) {
-  if (auto r = mpi_scalar(inv)) return *r;
   const exala::io::array x = exala::io::read_array_file(inv.args[0]);
   return checked_scalar(inv, exala::sum(x.values, inv.ex), {&x});
 }
 
 result run_asum(const invocation& inv) {
-  if (auto r = mpi_scalar(inv)) return *r;
   const exala::io::array x = exala::io::read_array_file(inv.args[0]);
   return checked_scalar(inv, exala::asum(x.values, inv.ex), {&x});
 }
 
 result run_dot(const invocation& inv) {
-  if (auto r = mpi_scalar(inv)) return *r;
   const operand_list& files = inv.args;
   const exala::io::array x = exala::io::read_array_file(files[0]);
   const exala::io::array y = exala::io::read_array_file(files[1]);
@@ -194,19 +179,6 @@ std::string op_name(exala::transpose t, std::string_view m) {
 result run_gemv(const invocation& inv) {
   const exala::transpose t = parse_transpose("--trans", inv.get("--trans").value_or("N"));
   const scalars s = parse_scalars(inv, "--y");
-#ifdef EXALA_CLI_HAVE_MPI
-  if (inv.mpi) {
-    exala::cli::mpi_gemv_args g;
-    g.trans = t;
-    g.alpha = s.alpha;
-    g.beta = s.beta;
-    g.a = inv.args[0];
-    g.x = inv.args[1];
-    if (const auto yfile = inv.get("--y")) g.y = std::string(*yfile);
-    exala::cli::solution y = exala::cli::mpi_gemv(*inv.session, g, inv.ex);
-    return result::of_matrix(y.rows, 1, std::move(y.values));
-  }
-#endif
   const exala::io::array a = exala::io::read_array_file(inv.args[0]);
   const exala::io::array x = exala::io::read_array_file(inv.args[1]);
   const bool none = t == exala::transpose::none;
@@ -386,10 +358,15 @@ void check_overflowed_solution(const invocation& inv, trsv_method method,
                                    : " (--method exact has no intermediate overflow)");
 }
 
-}  // namespace
-
-// op(T) x = b by the chosen method.
-result run_trsv(const invocation& inv) {
+// The options of trsv, checked alike for one process and for --backend mpi.
+struct trsv_options {
+  exala::uplo ul;
+  exala::transpose t;
+  exala::diag dg;
+  std::string_view method_text;
+  trsv_method method;
+};
+trsv_options trsv_options_of(const invocation& inv) {
   const exala::uplo ul = parse_uplo(inv.get("--uplo").value_or("L"));
   const exala::transpose t = parse_transpose("--trans", inv.get("--trans").value_or("N"));
   const exala::diag dg = parse_diag(inv.get("--diag").value_or("N"));
@@ -403,34 +380,14 @@ result run_trsv(const invocation& inv) {
                       std::string(method_text) +
                       (method == trsv_method::refined ? " rounds its corrections to nearest)"
                                                       : " rounds every operation to nearest)"));
-#ifdef EXALA_CLI_HAVE_MPI
-  if (inv.mpi) {
-    if (method != trsv_method::exact)
-      throw usage_error("option '--method " + std::string(method_text) +
-                        "' does not apply to '--backend mpi' (it solves by the exact method)");
-    std::int64_t nb = default_mpi_block;
-    if (const auto v = inv.get("--block"))
-      nb = static_cast<std::int64_t>(
-          parse_count_option("--block", *v, 1, INT64_MAX / 2, "a positive integer"));
-    exala::cli::mpi_trsv_args g;
-    g.ul = ul;
-    g.trans = t;
-    g.dg = dg;
-    g.nb = nb;
-    g.t = inv.args[0];
-    g.b = inv.args[1];
-    exala::cli::solution x = exala::cli::mpi_trsv(*inv.session, g, inv.ex);
-    // Rank 0 holds x and alone writes it: it checks it as one process does
-    // (reading T and B whole only when x is not finite).
-    if (inv.session->root() && !all_finite(x.values)) {
-      const exala::io::array a = exala::io::read_array_file(inv.args[0]);
-      const exala::io::array b = exala::io::read_array_file(inv.args[1]);
-      if (all_finite(b.values) && triangle_finite(a.values, x.rows, ul, dg))
-        check_overflowed_solution(inv, method, a.values, x.values, ul, t);
-    }
-    return result::of_matrix(x.rows, 1, std::move(x.values));
-  }
-#endif
+  return {ul, t, dg, method_text, method};
+}
+
+}  // namespace
+
+// op(T) x = b by the chosen method.
+result run_trsv(const invocation& inv) {
+  const auto [ul, t, dg, method_text, method] = trsv_options_of(inv);
   const exala::io::array a = exala::io::read_array_file(inv.args[0]);
   exala::io::array b = exala::io::read_array_file(inv.args[1]);
   if (a.rows != a.cols)
@@ -468,6 +425,56 @@ result run_trsv(const invocation& inv) {
   if (!all_finite(x) && b_finite && triangle_finite(a.values, n, ul, dg))
     check_overflowed_solution(inv, method, a.values, x, ul, t);
   return result::of_matrix(n, 1, std::move(x));
+}
+
+// ---- the --backend mpi forms (mpi_commands.cpp: every rank reads its part) ----
+
+// The scalar of sum, asum or dot over the ranks.
+result run_scalar_mpi(const invocation& inv) {
+  return result::of_scalar(
+      exala::cli::mpi_reduce(*inv.session, inv.command_name, inv.args, inv.ex));
+}
+
+result run_gemv_mpi(const invocation& inv) {
+  const exala::transpose t = parse_transpose("--trans", inv.get("--trans").value_or("N"));
+  const scalars s = parse_scalars(inv, "--y");
+  exala::cli::mpi_gemv_args g;
+  g.trans = t;
+  g.alpha = s.alpha;
+  g.beta = s.beta;
+  g.a = inv.args[0];
+  g.x = inv.args[1];
+  if (const auto yfile = inv.get("--y")) g.y = std::string(*yfile);
+  exala::cli::solution y = exala::cli::mpi_gemv(*inv.session, g, inv.ex);
+  return result::of_matrix(y.rows, 1, std::move(y.values));
+}
+
+result run_trsv_mpi(const invocation& inv) {
+  const auto [ul, t, dg, method_text, method] = trsv_options_of(inv);
+  if (method != trsv_method::exact)
+    throw usage_error("option '--method " + std::string(method_text) +
+                      "' does not apply to '--backend mpi' (it solves by the exact method)");
+  std::int64_t nb = default_mpi_block;
+  if (const auto v = inv.get("--block"))
+    nb = static_cast<std::int64_t>(
+        parse_count_option("--block", *v, 1, INT64_MAX / 2, "a positive integer"));
+  exala::cli::mpi_trsv_args g;
+  g.ul = ul;
+  g.trans = t;
+  g.dg = dg;
+  g.nb = nb;
+  g.t = inv.args[0];
+  g.b = inv.args[1];
+  exala::cli::solution x = exala::cli::mpi_trsv(*inv.session, g, inv.ex);
+  // Rank 0 holds x and alone writes it: it checks it as one process does
+  // (reading T and B whole only when x is not finite).
+  if (inv.session->root() && !all_finite(x.values)) {
+    const exala::io::array a = exala::io::read_array_file(inv.args[0]);
+    const exala::io::array b = exala::io::read_array_file(inv.args[1]);
+    if (all_finite(b.values) && triangle_finite(a.values, x.rows, ul, dg))
+      check_overflowed_solution(inv, method, a.values, x.values, ul, t);
+  }
+  return result::of_matrix(x.rows, 1, std::move(x.values));
 }
 
 }  // namespace exala::cli

@@ -99,6 +99,9 @@ struct command {
   std::size_t arity;       // or any_arity
   std::string_view summary;
   result (*run)(const invocation&);
+  // The command under --backend mpi (its MPI form in mpi_commands.cpp); null:
+  // the command does not run under MPI.
+  result (*run_mpi)(const invocation&);
   bool output_is_dir = false;  // -o names a directory the command writes itself
 };
 
@@ -134,12 +137,10 @@ bool applies_to(const command_option& o, std::string_view command_name);
 // Parses the whole command line; options may appear anywhere, '--' ends them.
 invocation parse_command_line(std::span<char* const> argv);
 
-#ifdef EXALA_CLI_HAVE_MPI
 // Whether the command line asks for --backend mpi (so that main initializes
 // MPI first): the parser's answer, or for a command line it rejects, the
 // last '--backend' value (so that rank 0 alone reports the mistake).
 bool mpi_requested(std::span<char* const> argv);
-#endif
 
 void print_help(std::ostream& os);
 
@@ -151,5 +152,9 @@ result run_dot(const invocation& inv);
 result run_gemv(const invocation& inv);
 result run_gemm(const invocation& inv);
 result run_trsv(const invocation& inv);
+// Their --backend mpi forms (the command table's MPI column).
+result run_scalar_mpi(const invocation& inv);  // sum, asum, dot
+result run_gemv_mpi(const invocation& inv);
+result run_trsv_mpi(const invocation& inv);
 
 }  // namespace exala::cli

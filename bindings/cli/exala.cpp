@@ -18,7 +18,8 @@
 //   common options: [--backend B] [--device SPEC] [--threads N] [--rounding R] [-o FILE]
 //   mpirun -np P exala sum|asum|dot|gemv|trsv|solve ... --backend mpi [--local-backend B]
 //
-// Commands live in one table (name, operands, summary, function), and the
+// Commands live in one table (name, operands, summary, function, and the
+// function of its --backend mpi form, if it has one), and the
 // options that belong to some commands only in a second table (name, value,
 // the commands that take it); adding a command means adding a function and
 // rows (the stripe LU commands live in stripe_commands.cpp). Options may come
@@ -73,10 +74,8 @@
 #include "exala/solvers.hpp"
 #include "lapack_route.hpp"
 #include "matrix_market.hpp"
-#include "stripe_commands.hpp"
-#ifdef EXALA_CLI_HAVE_MPI
 #include "mpi_commands.hpp"
-#endif
+#include "stripe_commands.hpp"
 #include "cli.hpp"
 
 #ifndef EXALA_VERSION
@@ -91,10 +90,8 @@ constexpr int exit_ok = 0;
 constexpr int exit_error = 2;
 constexpr std::int64_t max_generate_n = 20000;  // 3.2 GB for T: beyond, ask the library directly
 
-// The commands that run with --backend mpi, and the options that belong to
-// that mode.
-constexpr std::array<std::string_view, 6> mpi_command_names{"sum",  "asum", "dot",
-                                                            "gemv", "trsv", "solve"};
+// The options that belong to --backend mpi (the commands that run with it
+// have an MPI form in the command table).
 constexpr std::array<std::string_view, 2> mpi_only_options{"--block", "--rank-workdir"};
 
 // ---- the stripe LU commands (stripe_commands.cpp) ----
@@ -117,16 +114,16 @@ result run_import(const invocation& inv) {
 
 result run_solve(const invocation& inv) {
   const exala::cli::stripe_request request = stripe_request_of(inv, "solve");
-#ifdef EXALA_CLI_HAVE_MPI
-  if (inv.mpi) {
-    if (inv.local_backend_given)
-      throw usage_error("option '--local-backend' does not apply to 'solve' (the stripe LU has "
-                        "its own engine, --engine)");
-    exala::cli::solution x = exala::cli::mpi_solve(*inv.session, request);
-    return result::of_matrix(x.rows, x.cols, std::move(x.values));
-  }
-#endif
   exala::cli::solution x = exala::cli::solve(request);
+  return result::of_matrix(x.rows, x.cols, std::move(x.values));
+}
+
+result run_solve_mpi(const invocation& inv) {
+  const exala::cli::stripe_request request = stripe_request_of(inv, "solve");
+  if (inv.local_backend_given)
+    throw usage_error("option '--local-backend' does not apply to 'solve' (the stripe LU has "
+                      "its own engine, --engine)");
+  exala::cli::solution x = exala::cli::mpi_solve(*inv.session, request);
   return result::of_matrix(x.rows, x.cols, std::move(x.values));
 }
 
@@ -352,34 +349,50 @@ result run_program(const invocation& inv) {
 result run_blas_check(const invocation& inv) { return run_program_common(inv, true); }
 
 constexpr std::array commands{
-    command{"sum", "FILE", 1, "the sum of all entries of FILE, correctly rounded", run_sum},
-    command{"asum", "FILE", 1, "the sum of |entries| of FILE, correctly rounded", run_asum},
+    command{"sum", "FILE", 1, "the sum of all entries of FILE, correctly rounded", run_sum,
+            run_scalar_mpi},
+    command{"asum", "FILE", 1, "the sum of |entries| of FILE, correctly rounded", run_asum,
+            run_scalar_mpi},
     command{"dot", "X Y", 2, "the dot product of the entries of X and Y, correctly rounded",
-            run_dot},
-    command{"gemv", "A X", 2, "alpha op(A) x + beta y, each entry correctly rounded", run_gemv},
+            run_dot, run_scalar_mpi},
+    command{"gemv", "A X", 2, "alpha op(A) x + beta y, each entry correctly rounded", run_gemv,
+            run_gemv_mpi},
     command{"gemm", "A B", 2, "alpha op(A) op(B) + beta C, each entry correctly rounded",
-            run_gemm},
-    command{"trsv", "T B", 2, "the solution x of op(T) x = b (T triangular)", run_trsv},
+            run_gemm, nullptr},
+    command{"trsv", "T B", 2, "the solution x of op(T) x = b (T triangular)", run_trsv,
+            run_trsv_mpi},
     command{"generate", "trsv|dense", 1,
             "a test system: trsv: -o DIR gets T.mtx, b.mtx, x_exact.mtx; dense: a random "
             "system in --workdir stripe files",
-            run_generate, true},
+            run_generate, nullptr, true},
     command{"import", "A B", 2,
-            "the system A x = B (Matrix Market files) into --workdir stripe files", run_import},
+            "the system A x = B (Matrix Market files) into --workdir stripe files", run_import,
+            nullptr},
     command{"solve", "[A B]", any_arity,
             "the solution X of A X = B by the stripe LU: in core (A B), or out of core from "
             "--workdir",
-            run_solve},
+            run_solve, run_solve_mpi},
     command{"devices", "", 0, "list the OpenCL devices (for --backend opencl --device SPEC)",
-            run_devices},
+            run_devices, nullptr},
     command{"run", "-- PROGRAM [ARGS...]", any_arity,
             "run PROGRAM with its BLAS calls served by ExaLA (LD_PRELOAD=libexala_blas.so; "
             "the reference LAPACK first when its own LAPACK would bypass the preload)",
-            run_program},
+            run_program, nullptr},
     command{"blas-check", "-- PROGRAM [ARGS...]", any_arity,
             "run PROGRAM as 'run' does and print at its exit which BLAS calls ExaLA served",
-            run_blas_check},
+            run_blas_check, nullptr},
 };
+
+// "sum, asum, dot, gemv, trsv and solve": the commands that have an MPI form.
+std::string mpi_command_text() {
+  std::vector<std::string_view> names;
+  for (const command& c : commands)
+    if (c.run_mpi != nullptr) names.push_back(c.name);
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += std::string(i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + std::string(names[i]);
+  return text;
+}
 
 }  // namespace
 
@@ -443,9 +456,7 @@ void select_device(const invocation& inv) {
 int run(std::span<char* const> argv, exala::cli::mpi_session* session, bool root) {
   invocation parsed = parse_command_line(argv);
   parsed.session = session;
-#ifdef EXALA_CLI_HAVE_MPI
   if (session) session->set_output(parsed.output);  // compared by the ranks' first agreement
-#endif
   const invocation& inv = parsed;
   if (inv.version) {
     if (!root) return exit_ok;
@@ -472,17 +483,16 @@ int run(std::span<char* const> argv, exala::cli::mpi_session* session, bool root
     throw usage_error(std::string(cmd->name) + " needs " + std::to_string(cmd->arity) + " operand" +
                       (cmd->arity == 1 ? "" : "s") + " (exala " + std::string(cmd->name) + " " +
                       std::string(cmd->usage) + "), got " + std::to_string(inv.args.size()));
-  if (inv.mpi && std::find(mpi_command_names.begin(), mpi_command_names.end(), cmd->name) ==
-                     mpi_command_names.end())
+  if (inv.mpi && cmd->run_mpi == nullptr)
     throw usage_error("option '--backend mpi' does not apply to '" + std::string(cmd->name) +
-                      "' (it runs sum, asum, dot, gemv, trsv and solve)");
+                      "' (it runs " + mpi_command_text() + ")");
   for (const std::string_view name : mpi_only_options)
     if (inv.named.has(name) && !inv.mpi)
       throw usage_error("option '" + std::string(name) + "' applies to '--backend mpi' only");
   if (inv.mpi && session == nullptr)
     throw exala::error("--backend mpi: MPI was not initialized");  // (mpi_requested disagrees)
   if (inv.device_given) select_device(inv);
-  const result r = cmd->run(inv);
+  const result r = inv.mpi ? cmd->run_mpi(inv) : cmd->run(inv);
   if (root) write_result(r, cmd->output_is_dir ? std::string() : inv.output);
   return exit_ok;
 }
@@ -507,31 +517,26 @@ std::string error_line(std::exception_ptr failure) {
 
 int main(int argc, char** argv) {
   std::exception_ptr failure;
-#ifdef EXALA_CLI_HAVE_MPI
   // MPI only for --backend mpi; MPI_Finalize when `session` goes, after the
   // error line.
   std::unique_ptr<exala::cli::mpi_session> session;
-#endif
   try {
     exala::cli::mpi_session* mpi = nullptr;
     bool root = true;
-#ifdef EXALA_CLI_HAVE_MPI
-    if (exala::cli::mpi_requested(std::span<char* const>(argv, static_cast<std::size_t>(argc)))) {
+    if (exala::cli::mpi_compiled_in() &&
+        exala::cli::mpi_requested(std::span<char* const>(argv, static_cast<std::size_t>(argc)))) {
       session = std::make_unique<exala::cli::mpi_session>(&argc, &argv);
       mpi = session.get();
       root = session->root();
     }
-#endif
     return exala::cli::run(std::span<char* const>(argv, static_cast<std::size_t>(argc)), mpi, root);
   } catch (...) {
     failure = std::current_exception();
   }
   std::string line;
-#ifdef EXALA_CLI_HAVE_MPI
   if (session)
     line = session->settle(failure);  // rank 0's line; empty on the others
   else
-#endif
     line = exala::cli::error_line(failure);
   if (!line.empty()) std::cerr << "exala: error: " << line << '\n';
   return exala::cli::exit_error;

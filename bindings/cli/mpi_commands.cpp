@@ -39,6 +39,8 @@
 
 namespace exala::cli {
 
+bool mpi_compiled_in() noexcept { return true; }
+
 namespace {
 
 // Thrown on every rank once the ranks agree that the run failed; `line` is

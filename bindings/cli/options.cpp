@@ -17,6 +17,7 @@
 #include "exala/blas2.hpp"
 #include "exala/error.hpp"
 #include "matrix_market.hpp"
+#include "mpi_commands.hpp"
 #include "stripe_commands.hpp"
 
 namespace exala::cli {
@@ -204,9 +205,7 @@ std::string backend_help() {
   EXALA_BACKENDS(EXALA_CLI_NAME_)
 #undef EXALA_CLI_NAME_
   names += "|mpi";
-#ifndef EXALA_CLI_HAVE_MPI
-  missing += ", mpi is not compiled in";
-#endif
+  if (!exala::cli::mpi_compiled_in()) missing += ", mpi is not compiled in";
   return names + " (default simd" + missing + "; mpi: under mpirun, see MPI below)";
 }
 
@@ -278,9 +277,7 @@ void apply_valued_option(invocation& inv, std::string_view name, std::string_vie
     inv.backend_given = true;
     inv.mpi = value == "mpi";
     if (inv.mpi) {
-#ifndef EXALA_CLI_HAVE_MPI
-      throw exala::not_compiled_in("backend 'mpi'");
-#endif
+      if (!exala::cli::mpi_compiled_in()) throw exala::not_compiled_in("backend 'mpi'");
     } else {
       inv.ex.backend = parse_backend_option("--backend", value);
     }
@@ -351,7 +348,6 @@ invocation parse_command_line(std::span<char* const> argv) {
   return inv;
 }
 
-#ifdef EXALA_CLI_HAVE_MPI
 // Whether the command line asks for --backend mpi (so that main initializes
 // MPI first): the parser's answer, or for a command line it rejects, the
 // last '--backend' value (so that rank 0 alone reports the mistake).
@@ -376,7 +372,6 @@ bool mpi_requested(std::span<char* const> argv) {
   }
   return mpi;
 }
-#endif
 
 // ---- help ----
 
