@@ -39,6 +39,8 @@
 
 namespace exala::cli {
 
+bool mpi_compiled_in() noexcept { return true; }
+
 namespace {
 
 // Thrown on every rank once the ranks agree that the run failed; `line` is
@@ -822,133 +824,158 @@ std::string rank_dir(const std::string& pattern, int rank) {
 // (stripe J on rank J % P) are kept by the in-core solve's row source.
 bool owns_row(std::int64_t i, std::int64_t S, int p, int rank) { return (i / S) % p == rank; }
 
-solution solve_in_core(mpi_session& s, const stripe_request& r, solve_settings& st) {
-  const auto t0 = clock_type::now();
-  const std::string& afile = r.operands[0];
-  const std::string& bfile = r.operands[1];
-  std::unique_ptr<exala::io::matrix_stream> a;
-  std::int64_t n = 0;
-  s.agree([&] {
-    a = std::make_unique<exala::io::matrix_stream>(afile);
-    const exala::io::matrix_info& info = a->info();
-    const std::string ashape = std::to_string(info.rows) + " x " + std::to_string(info.cols);
-    if (info.rows != info.cols)
-      throw usage_error("solve: " + exala::io::printable(afile, 4096) + " (" + ashape +
-                        ") is not square");
-    if (info.rows == 0)
-      throw usage_error("solve: " + exala::io::printable(afile, 4096) + " is empty");
-    n = info.rows;
-  });
-  // One pass over A keeps the rows of this rank's stripes. The stripe
-  // height is the library's choice when --stripe is not given: min(n, 1024)
-  // in core, the guess used here; a row asked for later that was not kept
-  // costs one more pass (the bits never depend on the guess).
-  const int p = s.size(), rank = s.rank();
-  const std::int64_t S =
-      st.opt.stripe > 0 ? std::min(st.opt.stripe, n) : std::min<std::int64_t>(n, 1024);
-  std::vector<std::int64_t> local_of;
-  std::int64_t kept = 0;
-  std::vector<double> rows;
-  const auto read_rows = [&](exala::io::matrix_stream& stream, const std::vector<std::int64_t>& at,
-                             std::int64_t ldr, std::vector<double>& dst) {
-    const bool coordinate = stream.info().format == exala::io::mm_format::coordinate;
-    std::vector<bool> seen;
-    if (coordinate) seen.assign(dst.size(), false);
-    stream.for_each([&](std::int64_t i, std::int64_t j, double v) {
-      const std::int64_t li = at[static_cast<std::size_t>(i)];
-      if (li < 0) return;
-      const auto k = static_cast<std::size_t>(li + j * ldr);
-      if (coordinate) {
-        if (seen[k])
-          stream.fail("entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
-                      ") is given twice");
-        seen[k] = true;
-      }
-      dst[k] = v;
-    });
-  };
-  {
-    std::int64_t key = std::numeric_limits<std::int64_t>::max();
-    std::exception_ptr failure;
-    try {
-      local_of.assign(static_cast<std::size_t>(n), -1);
-      for (std::int64_t i = 0; i < n; ++i)
-        if (owns_row(i, S, p, rank)) local_of[static_cast<std::size_t>(i)] = kept++;
-      rows.assign(static_cast<std::size_t>(kept * n), 0.0);
-      read_rows(*a, local_of, ld(kept), rows);
-    } catch (const exala::io::file_error& e) {
-      failure = std::current_exception();
-      key = e.line();
-    } catch (...) {
-      failure = std::current_exception();
-      key = 0;
+// Rows of a matrix file into dst (column-major, ldr): row i goes to row
+// at[i] of dst, or nowhere when at[i] < 0.
+void read_rows(exala::io::matrix_stream& stream, const std::vector<std::int64_t>& at,
+               std::int64_t ldr, std::vector<double>& dst) {
+  const bool coordinate = stream.info().format == exala::io::mm_format::coordinate;
+  std::vector<bool> seen;
+  if (coordinate) seen.assign(dst.size(), false);
+  stream.for_each([&](std::int64_t i, std::int64_t j, double v) {
+    const std::int64_t li = at[static_cast<std::size_t>(i)];
+    if (li < 0) return;
+    const auto k = static_cast<std::size_t>(li + j * ldr);
+    if (coordinate) {
+      if (seen[k])
+        stream.fail("entry (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                    ") is given twice");
+      seen[k] = true;
     }
-    std::int64_t first = 0;
-    MPI_Allreduce(&key, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-    s.agree([&] {
-      if (failure && key == first) std::rethrow_exception(failure);
-    });
-  }
-  // B: read by rank 0, broadcast.
-  std::int64_t nrhs = 0;
-  std::vector<double> b;
-  s.agree([&] {
-    if (!s.root()) return;
-    exala::io::array bin = exala::io::read_matrix_file(bfile);
-    if (bin.rows != n || bin.cols == 0)
-      throw usage_error("solve: " + exala::io::printable(bfile, 4096) + " (" +
-                        std::to_string(bin.rows) + " x " + std::to_string(bin.cols) +
-                        ") does not fit " + exala::io::printable(afile, 4096) + " (" +
-                        std::to_string(n) + " x " + std::to_string(n) + "): B needs " +
-                        std::to_string(n) + " rows, one column per right-hand side");
-    nrhs = bin.cols;
-    b = std::move(bin.values);
+    dst[k] = v;
   });
-  MPI_Bcast(&nrhs, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  b.resize(static_cast<std::size_t>(n * nrhs));
-  bcast(b, 0);
+}
 
-  const exala::mpi::row_source source = [&](std::int64_t row0, std::int64_t count, double* dst,
-                                            std::int64_t ldd) {
-    bool all_kept = true;
-    for (std::int64_t i = row0; i < row0 + count; ++i)
-      all_kept = all_kept && local_of[static_cast<std::size_t>(i)] >= 0;
-    if (all_kept) {
+// The ranks of the job: each one keeps the rows of its own stripes of A (one
+// pass over the file); rank 0 reads B and broadcasts it; every step is agreed
+// on by the ranks.
+class distributed_in_core final : public in_core_placement {
+ public:
+  explicit distributed_in_core(mpi_session& s) : s_(s) {}
+
+  bool root() const override { return s_.root(); }
+  std::string where() const override { return "in core on " + ranks_text(s_.size()); }
+
+  in_core_system read(const std::string& afile, const std::string& bfile,
+                      const solve_settings& st) override {
+    mpi_session& s = s_;
+    afile_ = afile;
+    std::unique_ptr<exala::io::matrix_stream> a;
+    std::int64_t n = 0;
+    s.agree([&] {
+      a = std::make_unique<exala::io::matrix_stream>(afile);
+      const exala::io::matrix_info& info = a->info();
+      const std::string ashape = std::to_string(info.rows) + " x " + std::to_string(info.cols);
+      if (info.rows != info.cols)
+        throw usage_error("solve: " + exala::io::printable(afile, 4096) + " (" + ashape +
+                          ") is not square");
+      if (info.rows == 0)
+        throw usage_error("solve: " + exala::io::printable(afile, 4096) + " is empty");
+      n = info.rows;
+    });
+    // One pass over A keeps the rows of this rank's stripes. The stripe
+    // height is the library's choice when --stripe is not given: min(n, 1024)
+    // in core, the guess used here; a row asked for later that was not kept
+    // costs one more pass (the bits never depend on the guess).
+    const int p = s.size(), rank = s.rank();
+    const std::int64_t S =
+        st.opt.stripe > 0 ? std::min(st.opt.stripe, n) : std::min<std::int64_t>(n, 1024);
+    std::vector<std::int64_t>& local_of = local_of_;
+    std::int64_t& kept = kept_;
+    std::vector<double>& rows = rows_;
+    {
+      std::int64_t key = std::numeric_limits<std::int64_t>::max();
+      std::exception_ptr failure;
+      try {
+        local_of.assign(static_cast<std::size_t>(n), -1);
+        for (std::int64_t i = 0; i < n; ++i)
+          if (owns_row(i, S, p, rank)) local_of[static_cast<std::size_t>(i)] = kept++;
+        rows.assign(static_cast<std::size_t>(kept * n), 0.0);
+        read_rows(*a, local_of, ld(kept), rows);
+      } catch (const exala::io::file_error& e) {
+        failure = std::current_exception();
+        key = e.line();
+      } catch (...) {
+        failure = std::current_exception();
+        key = 0;
+      }
+      std::int64_t first = 0;
+      MPI_Allreduce(&key, &first, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+      s.agree([&] {
+        if (failure && key == first) std::rethrow_exception(failure);
+      });
+    }
+    // B: read by rank 0, broadcast.
+    std::int64_t nrhs = 0;
+    std::vector<double> b;
+    s.agree([&] {
+      if (!s.root()) return;
+      exala::io::array bin = exala::io::read_matrix_file(bfile);
+      if (bin.rows != n || bin.cols == 0)
+        throw usage_error("solve: " + exala::io::printable(bfile, 4096) + " (" +
+                          std::to_string(bin.rows) + " x " + std::to_string(bin.cols) +
+                          ") does not fit " + exala::io::printable(afile, 4096) + " (" +
+                          std::to_string(n) + " x " + std::to_string(n) + "): B needs " +
+                          std::to_string(n) + " rows, one column per right-hand side");
+      nrhs = bin.cols;
+      b = std::move(bin.values);
+    });
+    MPI_Bcast(&nrhs, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    b.resize(static_cast<std::size_t>(n * nrhs));
+    bcast(b, 0);
+    return {n, nrhs, std::move(b)};
+  }
+
+  exala::refine_report solve(const in_core_system& sys, solve_settings& st,
+                             std::vector<double>& x) override {
+    const std::int64_t n = sys.n, nrhs = sys.nrhs;
+    const std::string& afile = afile_;
+    const std::vector<std::int64_t>& local_of = local_of_;
+    const std::int64_t kept = kept_;
+    const std::vector<double>& rows = rows_;
+    const exala::mpi::row_source source = [&, n, kept](std::int64_t row0, std::int64_t count,
+                                                      double* dst, std::int64_t ldd) {
+      bool all_kept = true;
+      for (std::int64_t i = row0; i < row0 + count; ++i)
+        all_kept = all_kept && local_of[static_cast<std::size_t>(i)] >= 0;
+      if (all_kept) {
+        for (std::int64_t j = 0; j < n; ++j)
+          for (std::int64_t i = 0; i < count; ++i)
+            dst[i + j * ldd] = rows[static_cast<std::size_t>(
+                local_of[static_cast<std::size_t>(row0 + i)] + j * ld(kept))];
+        return;
+      }
+      // Not kept (the library chose another stripe height): one more pass.
+      std::vector<std::int64_t> at(static_cast<std::size_t>(n), -1);
+      for (std::int64_t i = 0; i < count; ++i) at[static_cast<std::size_t>(row0 + i)] = i;
+      std::vector<double> part(static_cast<std::size_t>(ld(count) * n), 0.0);
+      exala::io::matrix_stream again(afile);
+      read_rows(again, at, ld(count), part);
       for (std::int64_t j = 0; j < n; ++j)
         for (std::int64_t i = 0; i < count; ++i)
-          dst[i + j * ldd] = rows[static_cast<std::size_t>(
-              local_of[static_cast<std::size_t>(row0 + i)] + j * ld(kept))];
-      return;
-    }
-    // Not kept (the library chose another stripe height): one more pass.
-    std::vector<std::int64_t> at(static_cast<std::size_t>(n), -1);
-    for (std::int64_t i = 0; i < count; ++i) at[static_cast<std::size_t>(row0 + i)] = i;
-    std::vector<double> part(static_cast<std::size_t>(ld(count) * n), 0.0);
-    exala::io::matrix_stream again(afile);
-    read_rows(again, at, ld(count), part);
-    for (std::int64_t j = 0; j < n; ++j)
-      for (std::int64_t i = 0; i < count; ++i)
-        dst[i + j * ldd] = part[static_cast<std::size_t>(i + j * ld(count))];
-  };
-  const std::unique_ptr<progress_display> display = s.root() ? make_display(st) : nullptr;
-  attach(display.get(), st.opt);
-  std::optional<exala::mpi::stripe_lu> lu;
-  std::vector<double> x(static_cast<std::size_t>(n * nrhs));
-  exala::refine_report ref;
-  solve_step(s, [&] {
-    lu.emplace(MPI_COMM_WORLD, n, source, st.opt);
-    ref = lu->solve_refined(nrhs, b.data(), n, x.data(), n, st.refine_steps);
-  });
-  if (display) display->clear();
-  const exala::stripe_lu_report rep = total_report(lu->report());
-  if (s.root() && !st.quiet)
-    print_summary(rep, ref, nrhs, st.refine_steps, "in core on " + ranks_text(p),
-                  seconds_since(t0));
+          dst[i + j * ldd] = part[static_cast<std::size_t>(i + j * ld(count))];
+    };
+    x.assign(static_cast<std::size_t>(n * nrhs), 0.0);
+    exala::refine_report ref;
+    solve_step(s_, [&] {
+      lu_.emplace(MPI_COMM_WORLD, n, source, st.opt);
+      ref = lu_->solve_refined(nrhs, sys.b.data(), n, x.data(), n, st.refine_steps);
+    });
+    return ref;
+  }
+
+  exala::stripe_lu_report report() override { return total_report(lu_->report()); }
   // The refined backward error is the same on every rank: all refuse alike.
-  s.agree([&] { check_backward_error(ref, st.refine_steps); });
-  s.finish();
-  return {n, nrhs, std::move(x)};
-}
+  void check(const std::function<void()>& check) override { s_.agree(check); }
+  void finish() override { s_.finish(); }
+
+ private:
+  mpi_session& s_;
+  std::string afile_;
+  std::vector<std::int64_t> local_of_;  // row i of A: its row in rows_, or -1
+  std::int64_t kept_ = 0;
+  std::vector<double> rows_;  // this rank's rows of A, kept_ x n
+  std::optional<exala::mpi::stripe_lu> lu_;
+};
 
 // The rank's own directory pattern (--rank-workdir, default
 // DIR/mpi/rank-%r); checked before the first agreement.
@@ -1080,7 +1107,9 @@ solution mpi_solve(mpi_session& s, const stripe_request& r) {
       id.add_file("B", r.operands[1]);
     }
   });
-  return out_of_core ? solve_out_of_core(s, r, st) : solve_in_core(s, r, st);
+  if (out_of_core) return solve_out_of_core(s, r, st);
+  distributed_in_core place(s);
+  return solve_in_core(r, st, place);
 }
 
 }  // namespace exala::cli

@@ -73,6 +73,11 @@
 
 namespace exala::cli {
 
+// Whether --backend mpi is compiled in: this file's functions are
+// mpi_commands.cpp's (over exala::mpi), else mpi_absent.cpp's, which fail
+// with exala::not_compiled_in. The one place the tool asks.
+bool mpi_compiled_in() noexcept;
+
 // MPI for one run of the tool: MPI_Init in the constructor, MPI_Finalize in
 // the destructor, MPI_COMM_WORLD as the communicator. It also keeps the
 // bookkeeping that turns an exception on some ranks into one error line.

@@ -200,37 +200,44 @@ void creating_system(bool force, F write) {
   }
 }
 
-solution solve_in_core(const stripe_request& r) {
-  solve_settings s = solve_options(r, false);
-  check_output(r.output);
-  const auto t0 = clock_type::now();
-  const std::string& afile = r.operands[0];
-  const std::string& bfile = r.operands[1];
-  const exala::io::array a = read_finite_matrix(afile, "the matrix");
-  exala::io::array b = read_finite_matrix(bfile, "the right-hand sides");
-  const std::string ashape = std::to_string(a.rows) + " x " + std::to_string(a.cols);
-  if (a.rows != a.cols)
-    throw usage_error("solve: " + exala::io::printable(afile, 4096) + " (" + ashape +
-                      ") is not square");
-  if (a.rows == 0) throw usage_error("solve: " + exala::io::printable(afile, 4096) + " is empty");
-  const std::int64_t n = a.rows;
-  if (b.rows != n || b.cols == 0)
-    throw usage_error("solve: " + exala::io::printable(bfile, 4096) + " (" +
-                      std::to_string(b.rows) + " x " + std::to_string(b.cols) +
-                      ") does not fit " + exala::io::printable(afile, 4096) + " (" + ashape +
-                      "): B needs " + std::to_string(n) + " rows, one column per right-hand side");
-  const std::int64_t nrhs = b.cols;
-  const std::unique_ptr<progress_display> display = make_display(s);
-  attach(display.get(), s.opt);
-  const exala::stripe_lu lu(n, a.values.data(), n, s.opt);
-  std::vector<double> x(static_cast<std::size_t>(n * nrhs));
-  const exala::refine_report ref =
-      lu.solve_refined(nrhs, b.values.data(), n, x.data(), n, s.refine_steps);
-  if (display) display->clear();
-  if (!s.quiet) print_summary(lu.report(), ref, nrhs, s.refine_steps, "in core", seconds_since(t0));
-  check_backward_error(ref, s.refine_steps);
-  return {n, nrhs, std::move(x)};
-}
+// One process: A and B read whole (values that are not finite refused).
+class local_in_core final : public in_core_placement {
+ public:
+  std::string where() const override { return "in core"; }
+
+  in_core_system read(const std::string& afile, const std::string& bfile,
+                      const solve_settings&) override {
+    a_ = read_finite_matrix(afile, "the matrix");
+    exala::io::array b = read_finite_matrix(bfile, "the right-hand sides");
+    const exala::io::array& a = a_;
+    const std::string ashape = std::to_string(a.rows) + " x " + std::to_string(a.cols);
+    if (a.rows != a.cols)
+      throw usage_error("solve: " + exala::io::printable(afile, 4096) + " (" + ashape +
+                        ") is not square");
+    if (a.rows == 0) throw usage_error("solve: " + exala::io::printable(afile, 4096) + " is empty");
+    const std::int64_t n = a.rows;
+    if (b.rows != n || b.cols == 0)
+      throw usage_error("solve: " + exala::io::printable(bfile, 4096) + " (" +
+                        std::to_string(b.rows) + " x " + std::to_string(b.cols) +
+                        ") does not fit " + exala::io::printable(afile, 4096) + " (" + ashape +
+                        "): B needs " + std::to_string(n) + " rows, one column per right-hand side");
+    return {n, b.cols, std::move(b.values)};
+  }
+
+  exala::refine_report solve(const in_core_system& sys, solve_settings& s,
+                             std::vector<double>& x) override {
+    const std::int64_t n = sys.n, nrhs = sys.nrhs;
+    lu_.emplace(n, a_.values.data(), n, s.opt);
+    x.assign(static_cast<std::size_t>(n * nrhs), 0.0);
+    return lu_->solve_refined(nrhs, sys.b.data(), n, x.data(), n, s.refine_steps);
+  }
+
+  exala::stripe_lu_report report() override { return lu_->report(); }
+
+ private:
+  exala::io::array a_;
+  std::optional<exala::stripe_lu> lu_;
+};
 
 solution solve_out_of_core(const stripe_request& r) {
   const std::vector<std::string> dirs = workdirs_of(r);
@@ -271,6 +278,22 @@ solution solve_out_of_core(const stripe_request& r) {
 }  // namespace
 
 // ---- shared with mpi_commands.cpp (declared in stripe_commands.hpp) ----
+
+solution solve_in_core(const stripe_request& r, solve_settings& st, in_core_placement& place) {
+  const auto t0 = clock_type::now();
+  const in_core_system sys = place.read(r.operands[0], r.operands[1], st);
+  const std::unique_ptr<progress_display> display = place.root() ? make_display(st) : nullptr;
+  attach(display.get(), st.opt);
+  std::vector<double> x;
+  const exala::refine_report ref = place.solve(sys, st, x);
+  if (display) display->clear();
+  const exala::stripe_lu_report rep = place.report();
+  if (place.root() && !st.quiet)
+    print_summary(rep, ref, sys.nrhs, st.refine_steps, place.where(), seconds_since(t0));
+  place.check([&] { check_backward_error(ref, st.refine_steps); });
+  place.finish();
+  return {sys.n, sys.nrhs, std::move(x)};
+}
 
 // The --workdir set: every value given, each one a comma list; no empty or
 // repeated names. Empty when none was given.
@@ -699,7 +722,13 @@ solution solve(const stripe_request& r) {
   if (!out_of_core && r.operands.size() != 2)
     throw usage_error("solve needs 2 operands (exala solve A B) or '--workdir DIR', got " +
                       std::to_string(r.operands.size()));
-  return cli_worded([&] { return out_of_core ? solve_out_of_core(r) : solve_in_core(r); });
+  return cli_worded([&] {
+    if (out_of_core) return solve_out_of_core(r);
+    solve_settings s = solve_options(r, false);
+    check_output(r.output);
+    local_in_core place;
+    return solve_in_core(r, s, place);
+  });
 }
 
 std::uint64_t parse_size(std::string_view option, std::string_view value) {

@@ -150,4 +150,43 @@ void attach(progress_display* d, exala::stripe_lu_options& o);
 void print_summary(const exala::stripe_lu_report& rep, const exala::refine_report& ref,
                    std::int64_t nrhs, int max_refine, const std::string& where, double total_s);
 
+// ---- exala solve A B (in core): one sequence, two placements ----
+
+// The system of an in-core solve, read and checked: B is n x nrhs,
+// column-major.
+struct in_core_system {
+  std::int64_t n = 0;
+  std::int64_t nrhs = 0;
+  std::vector<double> b;
+};
+
+// Where an in-core solve runs: in this process (stripe_commands.cpp: A read
+// whole), or over the ranks of an MPI job (mpi_commands.cpp: each rank keeps
+// the rows of its own stripes, and every step is agreed on by the ranks).
+class in_core_placement {
+ public:
+  virtual ~in_core_placement() = default;
+  // Whether this process shows the progress and the summary.
+  virtual bool root() const { return true; }
+  // How the solve ran, for the summary ("in core", "in core on 4 ranks").
+  virtual std::string where() const = 0;
+  // Reads and checks A (afile) and B (bfile).
+  virtual in_core_system read(const std::string& afile, const std::string& bfile,
+                              const solve_settings& st) = 0;
+  // Factors A and solves A X = B with refinement; X (n x nrhs) into x.
+  virtual exala::refine_report solve(const in_core_system& sys, solve_settings& st,
+                                     std::vector<double>& x) = 0;
+  // The report of the factorization (MPI: with the counters of every rank).
+  virtual exala::stripe_lu_report report() = 0;
+  // Runs the check of the result (MPI: on every rank, agreed on).
+  virtual void check(const std::function<void()>& check) { check(); }
+  // The end of the solve (MPI: no collective call follows).
+  virtual void finish() {}
+};
+
+// exala solve A B, the options checked (st): reads the system, factors and
+// solves it, shows the progress and the summary, and refuses a result whose
+// backward error stays above its bound (check_backward_error).
+solution solve_in_core(const stripe_request& r, solve_settings& st, in_core_placement& place);
+
 }  // namespace exala::cli
