@@ -7,8 +7,10 @@ exala_mpi_test_executable(test_mpi_stripe_lu mpi/test_mpi_stripe_lu.cpp)
 target_link_libraries(test_mpi_stripe_lu PRIVATE exala::stripe_internal)
 exala_add_mpi_suite(test_mpi_stripe_lu)
 
-# The distributed stripe LU on a device engine against the single-process run
-# on the same engine, bit for bit, from one source (test_mpi_stripe_cuda.cpp):
+# The distributed stripe LU against the single-process run on the same
+# engine, bit for bit, from one source over {engine} x {rank count}
+# (test_mpi_stripe_engines.cpp):
+# - test_mpi_stripe_cpu: the CPU engine, -np 1..4, labels unit and mpi;
 # - test_mpi_stripe_fakedev: a fake device engine in host memory registered
 #   as "cuda" by the test itself (the device driver path, every build, CI):
 #   -np 1..4, labels unit and mpi;
@@ -16,15 +18,18 @@ exala_add_mpi_suite(test_mpi_stripe_lu)
 #   (the ranks may share one GPU), labels cuda and mpi, not unit: CI has no
 #   GPU and runs -LE 'long|cuda'. On a GPU machine:
 #   ctest --test-dir <build> -L cuda -R mpi --output-on-failure
-exala_mpi_test_executable(test_mpi_stripe_fakedev mpi/test_mpi_stripe_cuda.cpp)
-target_compile_definitions(test_mpi_stripe_fakedev PRIVATE EXALA_TEST_FAKE_DEVICE=1)
-target_link_libraries(test_mpi_stripe_fakedev PRIVATE exala::stripe_internal)
-foreach(p 1 2 3 4)
-  exala_add_mpi_run(test_mpi_stripe_fakedev.np${p} NP ${p}
-                    COMMAND $<TARGET_FILE:test_mpi_stripe_fakedev>)
+foreach(e cpu fakedev)
+  exala_mpi_test_executable(test_mpi_stripe_${e} mpi/test_mpi_stripe_engines.cpp)
+  target_link_libraries(test_mpi_stripe_${e} PRIVATE exala::stripe_internal)
+  foreach(p 1 2 3 4)
+    exala_add_mpi_run(test_mpi_stripe_${e}.np${p} NP ${p}
+                      COMMAND $<TARGET_FILE:test_mpi_stripe_${e}>)
+  endforeach()
 endforeach()
+target_compile_definitions(test_mpi_stripe_cpu PRIVATE EXALA_TEST_ENGINE_CPU=1)
+target_compile_definitions(test_mpi_stripe_fakedev PRIVATE EXALA_TEST_FAKE_DEVICE=1)
 if(TARGET exala::gpu_cuda)
-  exala_mpi_test_executable(test_mpi_stripe_cuda mpi/test_mpi_stripe_cuda.cpp)
+  exala_mpi_test_executable(test_mpi_stripe_cuda mpi/test_mpi_stripe_engines.cpp)
   target_link_libraries(test_mpi_stripe_cuda PRIVATE exala::gpu_cuda)
   target_link_libraries(test_mpi_stripe_cuda PRIVATE exala::stripe_internal)
   foreach(p 1 2)

@@ -1,6 +1,6 @@
-// test_mpi_stripe_cuda.cpp - the distributed stripe LU on the CUDA engine
-// (exala::mpi::stripe_lu with engine "cuda") against the single-process
-// exala::stripe_lu with engine "cuda", bit for bit, on every rank. Compared:
+// test_mpi_stripe_engines.cpp - the distributed stripe LU (exala::mpi::stripe_lu)
+// against the single-process exala::stripe_lu on the same engine, bit for
+// bit, on every rank: one source run over {engine} x {rank count}. Compared:
 // solves one column per call and all together, refined solutions and their
 // reports, the backward error, the stored system's refined solution; in
 // memory (pivot groups of 1, 3, the default and every stripe at once, a
@@ -9,7 +9,10 @@
 // run cut by a write fault and resumed). A zero pivot on rank 1's stripe
 // gives the single process's singular_pivot on every rank.
 //
-// Two builds of this source (tests/mpi/stripe_lu.cmake):
+// Three builds of this source (tests/mpi/stripe_lu.cmake):
+// - test_mpi_stripe_cpu (EXALA_TEST_ENGINE_CPU; labels unit;mpi, -np 1..4,
+//   small n): the CPU engine (the factorization loop's in-memory lookahead
+//   across ranks, the out-of-core loop over the ranks' stores).
 // - test_mpi_stripe_cuda (labels cuda;mpi, -np 1 and 2, n up to 2000): links
 //   exala::gpu_cuda, the real engine; ranks may share one GPU. Run on a GPU
 //   machine only: without a device every case fails with the engine's error
@@ -48,7 +51,7 @@
 
 #include "exala/detail/backend_hooks.hpp"
 #include "stripe/engine.hpp"
-#else
+#elif !defined(EXALA_TEST_ENGINE_CPU)
 #include "exala/cuda.hpp"  // registers the "cuda" engine
 #endif
 
@@ -190,6 +193,15 @@ constexpr bool fake = true;
 #else
 constexpr bool fake = false;
 #endif
+#ifdef EXALA_TEST_ENGINE_CPU
+constexpr const char* engine = "cpu";
+constexpr bool on_device = false;
+#else
+constexpr const char* engine = "cuda";
+constexpr bool on_device = true;
+#endif
+// The fake device and the CPU engine run the cases at reduced sizes (CI).
+constexpr bool small = fake || !on_device;
 
 namespace {
 
@@ -355,11 +367,11 @@ using t::all_finite;  // stripe_test_systems.hpp
 using t::generate;
 using t::scaled;
 
-exala::stripe_lu_options cuda_options(i64 S, i64 Sp) {
+exala::stripe_lu_options engine_options(i64 S, i64 Sp) {
   exala::stripe_lu_options o;
   o.stripe = S;
   o.substripe = Sp;
-  o.engine = "cuda";
+  o.engine = engine;
   o.threads = 1;
   o.io_threads = 1;
   o.checkpoint_interval_s = 0;
@@ -410,8 +422,8 @@ void check_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t s
     }
     const auto& rp = lu.report();
     BOOST_TEST_CONTEXT(what << " report on rank " << t::rank()) {
-      BOOST_TEST(rp.engine == "cuda");
-      BOOST_TEST(!rp.device.empty());
+      BOOST_TEST(rp.engine == engine);
+      BOOST_TEST(rp.device.empty() == !on_device);
       BOOST_TEST(rp.device == want_rep.device);
       BOOST_TEST(rp.in_core);
       BOOST_TEST(rp.stripe == want_rep.stripe);
@@ -419,7 +431,7 @@ void check_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t s
       // The pivot groups: meta when given (every device here has room).
       const i64 N = (n + rp.stripe - 1) / rp.stripe;
       BOOST_TEST(rp.meta >= 1);
-      if (opt.meta > 0) BOOST_TEST(rp.meta == std::min(opt.meta, N));
+      if (on_device && opt.meta > 0) BOOST_TEST(rp.meta == std::min(opt.meta, N));
       BOOST_TEST(same_bits(rp.min_pivot_ratio, want_rep.min_pivot_ratio));
     }
   });
@@ -427,7 +439,7 @@ void check_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t s
 
 }  // namespace
 
-#ifndef EXALA_TEST_FAKE_DEVICE
+#if !defined(EXALA_TEST_FAKE_DEVICE) && !defined(EXALA_TEST_ENGINE_CPU)
 BOOST_AUTO_TEST_CASE(every_rank_has_a_device) {
   const int d = exala::cuda::device_count();
   BOOST_TEST(t::all_ranks(d > 0), "rank " << t::rank() << " sees " << d
@@ -440,35 +452,35 @@ BOOST_AUTO_TEST_CASE(in_memory_matches_single_process) {
   // 3, one group holding every stripe (its members factored in turn, no
   // sweep), and an ill-conditioned matrix whose refinement takes steps. The
   // fake device runs the same shapes at a tenth of the size.
-  const i64 k = fake ? 10 : 1;
-  check_in_memory(300 / k, cuda_options(64 / k, 16 / k), 1, false, "n = 300/k, S = 64/k");
+  const i64 k = small ? 10 : 1;
+  check_in_memory(300 / k, engine_options(64 / k, 16 / k), 1, false, "n = 300/k, S = 64/k");
   {
-    auto o = cuda_options(48 / k, 16 / k);
+    auto o = engine_options(48 / k, 16 / k);
     o.meta = 1;
     check_in_memory(517 / k, o, 2, false, "n = 517/k, S = 48/k, groups of 1");
   }
   {
-    auto o = cuda_options(48 / k, 16 / k);
+    auto o = engine_options(48 / k, 16 / k);
     o.order = exala::stripe_order::meta_zigzag;
     o.meta = 3;
     check_in_memory(517 / k, o, 3, false, "n = 517/k, S = 48/k, groups of 3");
   }
   {
-    auto o = cuda_options(256 / k, 64 / k);
+    auto o = engine_options(256 / k, 64 / k);
     o.order = exala::stripe_order::meta_zigzag;
     o.meta = 8;
     check_in_memory(2000 / k, o, 4, false, "n = 2000/k, S = 256/k, one group of 8");
   }
-  check_in_memory(1000 / k, cuda_options(96 / k, 32 / k), 5, false, "n = 1000/k, S = 96/k");
-  check_in_memory(700 / k, cuda_options(100 / k, 25 / k), 6, true, "graded n = 700/k (cond ~1e12)");
+  check_in_memory(1000 / k, engine_options(96 / k, 32 / k), 5, false, "n = 1000/k, S = 96/k");
+  check_in_memory(700 / k, engine_options(100 / k, 25 / k), 6, true, "graded n = 700/k (cond ~1e12)");
   // Three stripes: with 4 ranks one holds none (it only receives pivots).
-  check_in_memory(fake ? 20 : 300, cuda_options(fake ? 8 : 128, fake ? 4 : 32), 7, false,
+  check_in_memory(small ? 20 : 300, engine_options(small ? 8 : 128, small ? 4 : 32), 7, false,
                   "3 stripes");
   // n = 0: nothing to factor; solves leave b alone.
   run("n = 0", [&] {
-    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, 0, {}, cuda_options(0, 0));
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, 0, {}, engine_options(0, 0));
     BOOST_TEST(lu.n() == 0);
-    BOOST_TEST(lu.report().engine == "cuda");
+    BOOST_TEST(lu.report().engine == engine);
     std::vector<double> b{1.0, 2.0};
     lu.solve(2, b.data(), 1);
     BOOST_TEST(b[0] == 1.0);
@@ -479,10 +491,10 @@ BOOST_AUTO_TEST_CASE(in_memory_matches_single_process) {
 BOOST_AUTO_TEST_CASE(in_memory_singular_pivot_everywhere) {
   // Stripe 1 (rank 1's when P > 1) has a zero row: the device meets an exact
   // zero pivot; every rank throws the single process's singular_pivot.
-  const i64 n = fake ? 60 : 300, S = fake ? 12 : 64;
+  const i64 n = small ? 60 : 300, S = small ? 12 : 64;
   auto A = test_matrix(n, 11);
   for (i64 j = 0; j < n; ++j) A[std::size_t(S + 5 + j * n)] = 0.0;
-  const auto opt = cuda_options(S, S / 4);
+  const auto opt = engine_options(S, S / 4);
   const std::string want = outcome([&] { exala::stripe_lu ref(n, A.data(), n, opt); });
   BOOST_TEST(want.rfind("singular:", 0) == 0, want);
   const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt); });
@@ -560,8 +572,8 @@ void check_out_of_core(i64 n, i64 file_stripe, double cond, const exala::stripe_
       BOOST_TEST(same_bits(std::vector<double>{double(rs.steps), double(rs.converged),
                                                rs.backward_error_before, rs.backward_error_after},
                            stored));
-      BOOST_TEST(rp.engine == "cuda");
-      BOOST_TEST(!rp.device.empty());
+      BOOST_TEST(rp.engine == engine);
+      BOOST_TEST(rp.device.empty() == !on_device);
       BOOST_TEST(rp.stripe == i64(sizes[0]));
       BOOST_TEST(rp.substripe == i64(sizes[1]));
       BOOST_TEST(rp.meta == i64(sizes[2]));
@@ -583,16 +595,16 @@ void check_out_of_core(i64 n, i64 file_stripe, double cond, const exala::stripe_
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process) {
-  const i64 k = fake ? 4 : 1;  // the fake device: a quarter of the size
+  const i64 k = small ? 4 : 1;  // the fake device: a quarter of the size
   {
     const i64 n = 600 / k, S = 64 / k;
-    auto o = cuda_options(S, S / 2);
+    auto o = engine_options(S, S / 2);
     o.cache_bytes = 4ull * S * n * 8;  // four stripes: evictions
     check_out_of_core(n, 100 / k, 0, o, 1, "n = 600/k, S = 64/k, cache of 4 stripes");
   }
   {
     const i64 n = 1200 / k, S = 128 / k;
-    auto o = cuda_options(S, S / 4);
+    auto o = engine_options(S, S / 4);
     o.order = exala::stripe_order::meta_zigzag;
     o.meta = 3;
     o.cache_bytes = 6ull * S * n * 8;
@@ -600,7 +612,7 @@ BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process) {
   }
   {
     const i64 n = 332 / k;
-    auto o = cuda_options(0, 0);
+    auto o = engine_options(0, 0);
     o.cache_bytes = 8ull * n * 8 * (40 / k);  // S = 40/k from the cache (a multiple of the file's)
     check_out_of_core(n, 20 / k, 1e8, o, 3, "n = 332/k, S from the cache, cond 1e8");
   }
@@ -612,10 +624,10 @@ BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process) {
 // are uploaded), with finite solutions and the single process's bits, in
 // memory and out of core.
 BOOST_AUTO_TEST_CASE(scaled_systems_match_single_process) {
-  const i64 n = fake ? 60 : 400, S = fake ? 16 : 64;
-  for (int s : {1015, fake ? 1021 : 1019, -1000}) {
-    check_in_memory(n, cuda_options(S, S / 2), 8, false, "n = " + std::to_string(n) + " scaled by 2^" + std::to_string(s), s);
-    auto o = cuda_options(S, S / 2);
+  const i64 n = small ? 60 : 400, S = small ? 16 : 64;
+  for (int s : {1015, small ? 1021 : 1019, -1000}) {
+    check_in_memory(n, engine_options(S, S / 2), 8, false, "n = " + std::to_string(n) + " scaled by 2^" + std::to_string(s), s);
+    auto o = engine_options(S, S / 2);
     o.cache_bytes = 4ull * S * n * 8;
     check_out_of_core(n, S, 0, o, 9, "out of core, scaled by 2^" + std::to_string(s), s);
   }
@@ -629,8 +641,8 @@ BOOST_AUTO_TEST_CASE(out_of_core_resumes_after_a_write_fault) {
   namespace st = exala::detail::stripe;
   const int P = t::size(), me = t::rank();
   const int faulty = P > 1 ? 1 : 0;
-  const i64 n = fake ? 160 : 800, S = fake ? 16 : 64;
-  auto opt = cuda_options(S, S / 2);
+  const i64 n = small ? 160 : 800, S = small ? 16 : 64;
+  auto opt = engine_options(S, S / 2);
   opt.order = exala::stripe_order::meta_zigzag;
   opt.meta = 2;
   opt.cache_bytes = 5ull * S * n * 8;
