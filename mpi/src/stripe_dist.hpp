@@ -169,9 +169,6 @@ struct stripe_lu::impl : dist::st::driver_state {
   void open_out_of_core(const std::vector<std::string>& system, const std::string& rank_workdir);
   void factor_out_of_core();
 
-  // A cache of this rank's whole read-only stripes (rows(I) x n, ld rows(I))
-  // filled by `fill`: the lu_ stripes of the solve, the orig_ ones of the residual.
-  std::unique_ptr<dist::st::stripe_cache> whole_stripes(std::function<void(i64, double*)> fill) const;
   void solve_in_place(i64 nrhs, double* y, i64 ldy) const;
   void residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx, double* r) const;
   double backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,

@@ -336,19 +336,6 @@ void stripe_lu::impl::factor_in_memory() {
 
 // -------------------------------------------------------------- the solves
 
-std::unique_ptr<st::stripe_cache> stripe_lu::impl::whole_stripes(
-    std::function<void(i64, double*)> fill) const {
-  st::cache_callbacks cb;
-  cb.size = [this](i64 I) { return std::uint64_t(rows(I)) * std::uint64_t(n) * 8u; };
-  cb.load = [this, fill](i64 I, st::cache_buffer& b) {
-    b.rows = rows(I), b.col0 = 0, b.ncols = n;
-    b.data.reset(new double[std::size_t(b.rows * n)]);
-    fill(I, b.data.get());
-  };
-  cb.flush = [](i64, const st::cache_buffer&) {};
-  return std::make_unique<st::stripe_cache>(cb, opt.cache_bytes, opt.io_threads);
-}
-
 // y := A^-1 y as the single process computes it: stripe J's interchanges and
 // forward_stripe on its owner (the earlier y rows are final and replicated),
 // y_J broadcast; then backward_stripe from the last stripe up.

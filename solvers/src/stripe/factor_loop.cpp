@@ -58,6 +58,18 @@ factor_setup driver_state::setup(std::function<void(const block&, std::int64_t)>
   return f;
 }
 
+std::unique_ptr<stripe_cache> driver_state::whole_stripes(std::function<void(i64, double*)> fill) const {
+  cache_callbacks cb;
+  cb.size = [this](i64 I) { return std::uint64_t(rows(I)) * std::uint64_t(n) * 8u; };
+  cb.load = [this, fill](i64 I, cache_buffer& b) {
+    b.rows = rows(I), b.col0 = 0, b.ncols = n;
+    b.data.reset(new double[std::size_t(b.rows * n)]);
+    fill(I, b.data.get());
+  };
+  cb.flush = [](i64, const cache_buffer&) {};
+  return std::make_unique<stripe_cache>(cb, opt.cache_bytes, opt.io_threads);
+}
+
 // ------------------------------------------------------------- in memory
 
 // Collectives per stripe J: owner_step (the factorization of J + 1, by its

@@ -32,6 +32,7 @@
 namespace exala::detail::stripe {
 
 class store;
+class stripe_cache;
 
 // The engine of a factorization: the CPU engine, or the device engine that
 // the gpu layer registered under opt.engine. make_factor_engine throws
@@ -120,6 +121,9 @@ struct driver_state {
   // The loops' view of this state, with the driver's pivot record and finish.
   factor_setup setup(std::function<void(const block&, std::int64_t)> note_pivots,
                      std::function<void(double, double)> finish);
+  // A cache of whole read-only stripes (rows(I) x n, ld rows(I)) filled by
+  // `fill`: the streams of the solve phase (lu_) and of the residual (orig_).
+  std::unique_ptr<stripe_cache> whole_stripes(std::function<void(std::int64_t, double*)> fill) const;
 };
 
 // This rank's stripe J in memory (rows(J) x n, columns from 0). With more

@@ -88,19 +88,6 @@ struct stripe_lu::impl : st::driver_state {
   void note_pivots(const st::block& b, i64 r0);
   // The factorization loops' view of this driver (factor_loop.hpp).
   st::factor_setup setup();
-  // A cache of whole read-only stripes (rows(I) x n, ld rows(I)) filled by
-  // `fill`: the streams of the solve phase (lu_) and of the residual (orig_).
-  std::unique_ptr<st::stripe_cache> whole_stripes(std::function<void(i64, double*)> fill) const {
-    st::cache_callbacks cb;
-    cb.size = [this](i64 I) { return std::uint64_t(rows(I)) * std::uint64_t(n) * 8u; };
-    cb.load = [this, fill](i64 I, st::cache_buffer& b) {
-      b.rows = rows(I), b.col0 = 0, b.ncols = n;
-      b.data.reset(new double[std::size_t(b.rows * n)]);
-      fill(I, b.data.get());
-    };
-    cb.flush = [](i64, const st::cache_buffer&) {};
-    return std::make_unique<st::stripe_cache>(cb, opt.cache_bytes, opt.io_threads);
-  }
 };
 
 void stripe_lu::impl::factor(bool out_of_core) {
