@@ -86,7 +86,7 @@ namespace {
 
 constexpr int exit_ok = 0;
 constexpr int exit_error = 2;
-constexpr int max_threads = 1024;
+using exala::max_threads;
 constexpr std::int64_t max_generate_n = 20000;  // 3.2 GB for T: beyond, ask the library directly
 
 using exala::cli::usage_error;

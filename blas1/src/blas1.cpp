@@ -11,13 +11,10 @@
 #include <string>
 #include <vector>
 
-#ifdef EXALA_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks.hpp"
 #include "exala/detail/round_bounded.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/error.hpp"
 #include "kernels.hpp"
 
@@ -33,8 +30,6 @@ struct vec {
   std::int64_t index(std::int64_t i) const noexcept { return detail::vector_offset(i, n, inc); }
 };
 
-using detail::max_threads;
-
 // n, the pointer, the address span of (n, inc) (every element offset within
 // 2^60 - 1, so no address computation below can overflow: exala/checked.hpp)
 // and the thread count.
@@ -45,9 +40,7 @@ void check_args(std::int64_t n, const double* x, const char* xname, std::int64_t
   if (n > 0 && x == nullptr)
     throw invalid_argument(xname, "is a null pointer with n = " + std::to_string(n));
   detail::check_vector_span(incname, n, inc);
-  if (threads < 0 || threads > max_threads)
-    throw invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) + "], got " +
-                                          std::to_string(threads));
+  detail::check_threads(threads);
 }
 
 void require_compiled(backend b) {
@@ -167,7 +160,7 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
       // Each thread gets at least min_per_thread elements: below that a
       // parallel region costs more than it saves. The result cannot change.
       constexpr std::int64_t min_per_thread = 32768;
-      const std::int64_t wanted = ex.threads > 0 ? ex.threads : omp_get_max_threads();
+      const std::int64_t wanted = detail::threads_of(ex);
       const std::int64_t useful = (x.n + min_per_thread - 1) / min_per_thread;
       const int threads = static_cast<int>(wanted < useful ? wanted : useful);
       detail::active_kernels();  // surface a bad EXALA_SIMD before any parallel region

@@ -4,7 +4,12 @@
 #include <cstdlib>
 #include <string>
 
+#ifdef EXALA_HAVE_OPENMP
+#include <omp.h>
+#endif
+
 #include "exala/backend.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/error.hpp"
 #include "kernels.hpp"
 
@@ -142,6 +147,27 @@ void force_kernel_set(kernel_set k) {
 
 namespace detail {
 const kernel_table& active_kernels() { return *table_of(current()); }
+
+void check_threads(long long threads, const std::string& arg) {
+  if (threads < 0 || threads > max_threads)
+    throw invalid_argument(arg, "must be in [0, " + std::to_string(max_threads) + "], got " +
+                                    std::to_string(threads));
+}
+
+int threads_of(const exec& ex) noexcept {
+#ifdef EXALA_HAVE_OPENMP
+  if (ex.backend == backend::omp) return ex.threads > 0 ? ex.threads : omp_get_max_threads();
+#endif
+  (void)ex;
+  return 1;
+}
+
+void check_exec(const exec& ex) {
+  check_threads(ex.threads);
+  if (ex.block < 0) throw invalid_argument("block", "must be >= 0, got " + std::to_string(ex.block));
+  if (!is_compiled_in(ex.backend))
+    throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
+}
 }  // namespace detail
 
 }  // namespace exala

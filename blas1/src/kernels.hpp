@@ -19,10 +19,6 @@
 
 namespace exala::detail {
 
-// Upper bound on exec.threads: more is a mistake (and crashes some OpenMP
-// runtimes). Shared by every blas1 front end.
-inline constexpr std::int64_t max_threads = 1024;
-
 struct kernel_table {
   const char* name;
   void (*sum)(superaccumulator& acc, const double* x, std::size_t n);

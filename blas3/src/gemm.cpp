@@ -14,15 +14,12 @@
 #include <string>
 #include <vector>
 
-#ifdef EXALA_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "exala/arith.hpp"
 #include "exala/blas1.hpp"
 #include "exala/blas3.hpp"
 #include "exala/checked.hpp"
 #include "exala/detail/cuda_hooks.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
 #include "exala/detail/ozaki8_engine.hpp"
 #include "exala/error.hpp"
@@ -32,13 +29,6 @@
 namespace exala {
 
 namespace detail::gemm3 {
-
-namespace {
-
-constexpr std::int64_t max_threads = 1024;
-
-
-}  // namespace
 
 #if !EXALA_GEMM_HAVE_X86_KERNELS
 const kernel_set_table* gemm_kernels_avx2() noexcept { return nullptr; }
@@ -59,23 +49,6 @@ const kernel_set_table& kernels_for(kernel_set k) {
 }  // namespace
 
 const kernel_set_table& active_gemm_kernels() { return kernels_for(active_kernel_set()); }
-
-void check_exec(const exec& ex) {
-  if (ex.threads < 0 || ex.threads > max_threads)
-    throw invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) + "], got " +
-                                          std::to_string(ex.threads));
-  if (ex.block < 0) throw invalid_argument("block", "must be >= 0, got " + std::to_string(ex.block));
-  if (!is_compiled_in(ex.backend))
-    throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
-}
-
-int threads_of(const exec& ex) {
-#ifdef EXALA_HAVE_OPENMP
-  if (ex.backend == backend::omp) return ex.threads > 0 ? ex.threads : omp_get_max_threads();
-#endif
-  (void)ex;
-  return 1;
-}
 
 int threads_for_products(const exec& ex, std::int64_t products) {
   const int t = threads_of(ex);
@@ -382,7 +355,7 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
           double beta, double* c, std::int64_t ldc, const exec& ex) {
   using namespace detail::gemm3;
   clear_crt_stats();
-  check_exec(ex);
+  detail::check_exec(ex);
   detail::check_gemm_arguments(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
   const bool col = lay == layout::col_major;
   const bool at = ta == transpose::trans, bt = tb == transpose::trans;

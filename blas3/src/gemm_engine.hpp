@@ -11,6 +11,7 @@
 
 #include "exala/backend.hpp"
 #include "exala/checked.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/detail/ozaki8_engine.hpp"
 #include "exala/error.hpp"
 #include "exala/superaccumulator.hpp"
@@ -111,13 +112,9 @@ void count_zero_entry() noexcept;
 // EXALA_SIMD throws).
 const kernel_set_table& active_gemm_kernels();
 
-// Shared with trsm.cpp: exec checks (threads, block, backend compiled in)
-// and the thread count an exec asks for (1 unless backend omp).
-void check_exec(const exec& ex);
-int threads_of(const exec& ex);
-// threads_of, cut so that each thread gets at least min_products_per_thread
-// of the call's `products` multiply-adds (1 for a small call): an OpenMP
-// region costs tens of microseconds where the idle threads sleep
+// detail::threads_of (exala/detail/exec.hpp), cut so that each thread gets
+// at least min_products_per_thread of the call's `products` multiply-adds (1
+// for a small call): an OpenMP region costs tens of microseconds where the idle threads sleep
 // (OMP_WAIT_POLICY=passive), more than a small call's work.
 inline constexpr std::int64_t min_products_per_thread = std::int64_t{1} << 20;
 int threads_for_products(const exec& ex, std::int64_t products);

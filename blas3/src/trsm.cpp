@@ -283,7 +283,7 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
   const std::int64_t bneed = std::max<std::int64_t>(1, col ? m : n);
   if (ldb < bneed)
     throw invalid_argument("ldb", "must be >= " + std::to_string(bneed) + ", got " + std::to_string(ldb));
-  check_exec(ex);
+  detail::check_exec(ex);
   // Element counts and address spans of A and B within 2^60 - 1
   // (exala/checked.hpp), before any path computes an address (also alpha == 0).
   exala::detail::check_matrix_extent("a", "lda", !col, na, na, lda);
@@ -349,7 +349,7 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
     }
     return;
   }
-  const int threads = static_cast<int>(std::min<std::int64_t>(threads_of(ex), nrhs));
+  const int threads = static_cast<int>(std::min<std::int64_t>(detail::threads_of(ex), nrhs));
   if (threads <= 1) {
     for (std::int64_t r = 0; r < nrhs; ++r) {
       std::int64_t inc = 1;

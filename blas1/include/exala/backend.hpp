@@ -48,11 +48,15 @@ enum class backend {
 #undef EXALA_ENUM_
 };
 
+// Upper bound on exec::threads: more is a mistake (and crashes some OpenMP
+// runtimes). The one definition, also used by the C API and the CLI.
+inline constexpr int max_threads = 1024;
+
 // How a routine runs. The result bits never depend on these choices
 // (except `mode`, the rounding direction of the final result).
 struct exec {
   exala::backend backend = exala::backend::simd;
-  int threads = 0;  // omp: number of threads, 0..1024 (0 = OpenMP's default)
+  int threads = 0;  // omp: number of threads, 0..max_threads (0 = OpenMP's default)
   rounding mode = rounding::to_nearest_even;
   // Block size of the blocked level-2/3 algorithms (trsv, trsm, gemm): 0
   // chooses one. Results never depend on it (tests vary it); only speed does.
