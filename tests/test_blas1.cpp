@@ -904,7 +904,7 @@ BOOST_AUTO_TEST_CASE(long_random_sweep, *utf::label("long")) {
   }
 }
 
-// The SIMD kernels' anchored register levels (blas1/src/simd_kernels_impl.hpp)
+// The SIMD kernels' anchored register levels (blas1/kernels/blas1_simd_impl.hpp)
 // have state transitions that random data rarely reaches: re-anchoring when
 // terms outgrow the bound X or fall far below it, recentering when a level
 // drifts out of its window, entering and leaving the direct-deposit mode for

@@ -16,7 +16,8 @@
 #include "exala/detail/round_bounded.hpp"
 #include "exala/detail/exec.hpp"
 #include "exala/error.hpp"
-#include "kernels.hpp"
+#include "blas1_kernels.hpp"
+#include "kernel_set.hpp"
 
 namespace exala {
 
@@ -81,7 +82,7 @@ void finish_term_flags(superaccumulator& acc, op o, const vec& x, const vec& y, 
 // straight in; strided data is packed into small buffers first.
 void simd_range(superaccumulator& acc, op o, const vec& x, const vec& y, std::int64_t begin,
                 std::int64_t end) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   const std::int64_t len = end - begin;
   if (len <= 0) return;
   const bool contiguous = o == op::dot ? (x.inc == 1 && y.inc == 1) || (x.inc == -1 && y.inc == -1)
@@ -204,7 +205,7 @@ const detail::opencl_blas1_hooks* detail::get_opencl_blas1_hooks() noexcept {
 }
 
 bool detail::dot_bounded(const double* x, const double* y, std::size_t n, bounded& out) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   return k.dot_bounded != nullptr && k.dot_bounded(x, y, n, out);
 }
 
@@ -214,20 +215,20 @@ bool detail::dot_decided(const double* x, const double* y, std::size_t n, roundi
 }
 
 std::size_t detail::rows_bounded_block() {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   return k.rows_bounded != nullptr ? k.rows_bounded_block : 0;
 }
 
 bool detail::strided_bounded(const double* a, std::int64_t inc, const double* x, std::size_t n,
                              const double* terms, std::size_t nterms, double alpha, double b,
                              bounded& out) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   return k.strided_bounded != nullptr && k.strided_bounded(a, inc, x, n, terms, nterms, alpha, b, out);
 }
 
 bool detail::rank1_nearest(const double* uh, const double* ul, double b, double* c, std::size_t m,
                            unsigned char* left, std::size_t& nleft) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.rank1_nearest == nullptr) return false;
   nleft = k.rank1_nearest(uh, ul, b, c, m, left);
   return true;
@@ -235,7 +236,7 @@ bool detail::rank1_nearest(const double* uh, const double* ul, double b, double*
 
 bool detail::two_products_nearest(const double* u, const double* v, double b0, double b1, double* c,
                                   std::size_t m, unsigned char* left, std::size_t& nleft) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.two_products_nearest == nullptr) return false;
   nleft = k.two_products_nearest(u, v, b0, b1, c, m, left);
   return true;
@@ -243,7 +244,7 @@ bool detail::two_products_nearest(const double* u, const double* v, double b0, d
 
 bool detail::axpby_nearest(const double* hi, const double* lo, const double* err, double alpha, double beta,
                            const double* y, double* out, std::size_t r, unsigned char* left, std::size_t& nleft) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.axpby_nearest == nullptr) return false;
   nleft = k.axpby_nearest(hi, lo, err, alpha, beta, y, out, r, left);
   return true;
@@ -252,7 +253,7 @@ bool detail::axpby_nearest(const double* hi, const double* lo, const double* err
 bool detail::rows_solve_nearest(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                                 const double* w, const double* extra, double d, double* x,
                                 unsigned char* left, std::size_t& nleft) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.rows_solve_nearest == nullptr) return false;
   nleft = k.rows_solve_nearest(a, ld, r, n, w, extra, d, x, left);
   return true;
@@ -260,11 +261,11 @@ bool detail::rows_solve_nearest(const double* a, std::int64_t ld, std::size_t r,
 
 void detail::rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                           const double* x, bounded* out) {
-  detail::active_kernels().rows_bounded(a, ld, r, n, x, out);
+  detail::active_kernels().blas1->rows_bounded(a, ld, r, n, x, out);
 }
 
 void detail::dot_contiguous(superaccumulator& acc, const double* x, const double* y, std::size_t n) {
-  if (n != 0) detail::active_kernels().dot(acc, x, y, n);
+  if (n != 0) detail::active_kernels().blas1->dot(acc, x, y, n);
 }
 
 void sum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
@@ -381,7 +382,7 @@ namespace {
 bool short_sum(bool absolute, std::int64_t n, const double* x, std::int64_t incx, const exec& ex,
                double& out) {
   if (!short_path(n, ex)) return false;
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.sum_bounded == nullptr) return false;
   detail::bounded b;
   if (incx == 1 || incx == -1) {  // the same terms in either order

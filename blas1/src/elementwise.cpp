@@ -14,7 +14,8 @@
 #include "exala/checked.hpp"
 #include "exala/detail/exec.hpp"
 #include "exala/error.hpp"
-#include "kernels.hpp"
+#include "blas1_kernels.hpp"
+#include "kernel_set.hpp"
 
 namespace exala {
 
@@ -106,7 +107,7 @@ void axpy(std::int64_t n, double alpha, const double* x, std::int64_t incx, doub
     return;
   }
   // inc = -1 for both pairs the same memory cells as inc = 1.
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   run(n, ex, [&](std::int64_t b, std::int64_t e) {
     k.axpy(alpha, x + b, y + b, static_cast<std::size_t>(e - b));
   });
@@ -128,7 +129,7 @@ void scal(std::int64_t n, double alpha, double* x, std::int64_t incx, const exec
     });
     return;
   }
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   run(n, ex, [&](std::int64_t b, std::int64_t e) {
     k.scal(alpha, x + b, static_cast<std::size_t>(e - b));
   });

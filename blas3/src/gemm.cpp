@@ -25,30 +25,13 @@
 #include "exala/error.hpp"
 #include "gemm_engine.hpp"
 #include "gemm_round.hpp"
+#include "kernel_set.hpp"
 
 namespace exala {
 
 namespace detail::gemm3 {
 
-#if !EXALA_GEMM_HAVE_X86_KERNELS
-const kernel_set_table* gemm_kernels_avx2() noexcept { return nullptr; }
-const kernel_set_table* gemm_kernels_avx512() noexcept { return nullptr; }
-#endif
-
-namespace {
-
-// The kernel set matching the active blas1 set (cpuid + EXALA_SIMD).
-const kernel_set_table& kernels_for(kernel_set k) {
-  const kernel_set_table* t = nullptr;
-  if (k == kernel_set::avx512) t = gemm_kernels_avx512();
-  if (k == kernel_set::avx2 || (k == kernel_set::avx512 && t == nullptr)) t = gemm_kernels_avx2();
-  if (t == nullptr) t = gemm_kernels_portable();
-  return *t;
-}
-
-}  // namespace
-
-const kernel_set_table& active_gemm_kernels() { return kernels_for(active_kernel_set()); }
+const gemm_kernels& active_gemm_kernels() { return *active_kernels().gemm; }
 
 int threads_for_products(const exec& ex, std::int64_t products) {
   const int t = threads_of(ex);
@@ -410,7 +393,7 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
     return;
   }
   // A bad EXALA_SIMD throws here, before any parallel region.
-  const kernel_set_table& ks = active_gemm_kernels();
+  const gemm_kernels& ks = active_gemm_kernels();
   // (single-threaded: with T omp threads the engine's share is 1/T, so the
   // limit is T times lower)
   const int threads = threads_for_products(ex, saturated_product(p.m, p.n, p.k));

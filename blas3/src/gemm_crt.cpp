@@ -661,7 +661,7 @@ void entry_exact(const problem& p, std::int64_t i, std::int64_t j, bool referenc
 
 // ------------------------------------------------------------------ engine
 
-void gemm_crt(const problem& p, int threads, long long block, const kernel_set_table& ks) {
+void gemm_crt(const problem& p, int threads, long long block, const gemm_kernels& ks) {
   const crt_tables& T = tables();
   const std::int64_t m = p.m, n = p.n, k = p.k;
 

@@ -99,7 +99,7 @@ void blocked_trsm(const canonical& s, const exec& ex) {
   const bool unit = s.dg == diag::unit;
   const std::int64_t nb = std::min<std::int64_t>(ex.block > 0 ? ex.block : default_trsm_block, na);
   const int threads = threads_for_products(ex, saturated_product(na, na, nrhs) / 2);  // ~ products
-  const kernel_set_table& ks = active_gemm_kernels();
+  const gemm_kernels& ks = active_gemm_kernels();
   const auto lanes = static_cast<std::int64_t>(detail::rows_bounded_block());
   const std::int64_t groups = (nrhs + lanes - 1) / lanes;
 
