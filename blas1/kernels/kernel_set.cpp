@@ -17,7 +17,7 @@ namespace exala {
 namespace detail {
 namespace {
 
-constexpr kernel_set_table generic_set{kernel_set::scalar, &blas1_generic, &gemm3::gemm_generic,
+constexpr kernel_set_table generic_set{kernel_set::generic, &blas1_generic, &gemm3::gemm_generic,
                                        &solvers_detail::trsv_generic};
 #if EXALA_HAVE_X86_KERNEL_SETS
 constexpr kernel_set_table avx2_set{kernel_set::avx2, &blas1_avx2, &gemm3::gemm_avx2,
@@ -30,7 +30,7 @@ constexpr kernel_set_table avx512_set{kernel_set::avx512, &blas1_avx512, &gemm3:
 
 const kernel_set_table* kernel_set_table_of(kernel_set k) noexcept {
   switch (k) {
-    case kernel_set::scalar: return &generic_set;
+    case kernel_set::generic: return &generic_set;
 #if EXALA_HAVE_X86_KERNEL_SETS
     case kernel_set::avx2: return &avx2_set;
     case kernel_set::avx512: return &avx512_set;
@@ -46,7 +46,7 @@ const kernel_set_table* kernel_set_table_of(kernel_set k) noexcept {
 
 std::string_view to_string(kernel_set k) noexcept {
   switch (k) {
-    case kernel_set::scalar: return "scalar";
+    case kernel_set::generic: return "generic";
     case kernel_set::avx2: return "avx2";
     case kernel_set::avx512: return "avx512";
   }
@@ -59,14 +59,14 @@ bool cpu_has(kernel_set k) noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   switch (k) {
-    case kernel_set::scalar: return true;
+    case kernel_set::generic: return true;
     case kernel_set::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case kernel_set::avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   }
   return false;
 #else
-  return k == kernel_set::scalar;
+  return k == kernel_set::generic;
 #endif
 }
 
@@ -85,16 +85,16 @@ kernel_set choose_from_environment() {
     kernel_set k;
     if (v == "avx512") k = kernel_set::avx512;
     else if (v == "avx2") k = kernel_set::avx2;
-    else if (v == "scalar") k = kernel_set::scalar;
+    else if (v == "generic" || v == "scalar") k = kernel_set::generic;  // scalar: the old name
     else
       throw invalid_argument("EXALA_SIMD", "has unknown value '" + std::string(v) +
-                                               "' (expected auto|avx512|avx2|scalar)");
+                                               "' (expected auto|avx512|avx2|generic)");
     check_usable(k, "EXALA_SIMD");
     return k;
   }
   for (kernel_set k : {kernel_set::avx512, kernel_set::avx2})
     if (detail::kernel_set_table_of(k) != nullptr && cpu_has(k)) return k;
-  return kernel_set::scalar;
+  return kernel_set::generic;
 }
 
 std::atomic<int> forced{-1};

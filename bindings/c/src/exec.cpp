@@ -169,7 +169,7 @@ exala_status exala_kernel_set(const char** name) {
     switch (exala::active_kernel_set()) {
       case exala::kernel_set::avx512: out = "avx512"; break;
       case exala::kernel_set::avx2: out = "avx2"; break;
-      case exala::kernel_set::scalar: out = "scalar"; break;
+      case exala::kernel_set::generic: out = "generic"; break;
     }
   });
 }

@@ -830,7 +830,7 @@ contains
     name = from_c_string(c_backend_name(backend))
   end function
 
-  ! The SIMD kernel set in use ("avx512", "avx2" or "scalar").
+  ! The SIMD kernel set in use ("avx512", "avx2" or "generic").
   function exala_kernel_set(status) result(name)
     integer, intent(out), optional :: status
     character(:), allocatable :: name

@@ -74,9 +74,12 @@ backend parse_backend(std::string_view name, const std::string& arg = "backend")
 // True when the backend is compiled into this build.
 bool is_compiled_in(backend b) noexcept;
 
-// The SIMD kernel sets, best first. The choice is made once from cpuid and
-// can be forced with the environment variable EXALA_SIMD=avx512|avx2|scalar.
-enum class kernel_set { scalar, avx2, avx512 };
+// The kernel sets: generic (the baseline ISA, any target), avx2, avx512. The
+// choice is made once from cpuid (the best set the CPU has) and can be
+// forced with the environment variable EXALA_SIMD=avx512|avx2|generic.
+// `scalar` is the former name of generic, still accepted (also by
+// EXALA_SIMD).
+enum class kernel_set { generic, avx2, avx512, scalar = generic };
 std::string_view to_string(kernel_set k) noexcept;
 // Throws exala::error when EXALA_SIMD names an unknown set or one this CPU
 // lacks (a forced choice is never silently replaced).
