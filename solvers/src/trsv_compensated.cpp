@@ -9,7 +9,7 @@
 // check c_n = 2n against MPFR on generated systems, cond 1e5..1e30),
 // barring underflow in the error terms and overflow. Deterministic and the
 // same bits on every kernel set and for every orientation of the same system
-// (see trsv_kernels_impl.hpp for the accumulation order).
+// (see blas1/kernels/trsv_impl.hpp for the accumulation order).
 //
 // Method. The classic substitution x^_i = fl((b_i - sum_j t_ij x^_j) / t_ii)
 // runs unchanged; every operation's local error is computed exactly (TwoProd
