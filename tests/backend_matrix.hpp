@@ -41,7 +41,7 @@ namespace exala_test {
 inline const std::vector<exala::kernel_set>& kernel_sets() {
   static const std::vector<exala::kernel_set> sets = [] {
     std::vector<exala::kernel_set> v;
-    for (exala::kernel_set k : {exala::kernel_set::scalar, exala::kernel_set::avx2, exala::kernel_set::avx512}) {
+    for (exala::kernel_set k : {exala::kernel_set::generic, exala::kernel_set::avx2, exala::kernel_set::avx512}) {
       try {
         exala::force_kernel_set(k);
         v.push_back(k);

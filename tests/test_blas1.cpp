@@ -74,21 +74,21 @@ kernel_set best_by_cpuid() {
     return kernel_set::avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return kernel_set::avx2;
 #endif
-  return kernel_set::scalar;
+  return kernel_set::generic;
 }
 
 bool cpu_supports(kernel_set k) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   switch (k) {
-    case kernel_set::scalar: return true;
+    case kernel_set::generic: return true;
     case kernel_set::avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case kernel_set::avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   }
   return false;
 #else
-  return k == kernel_set::scalar;
+  return k == kernel_set::generic;
 #endif
 }
 
@@ -373,11 +373,13 @@ BOOST_AUTO_TEST_CASE(kernel_set_environment) {
   const exala::exec ref{backend::reference};
   if (v.empty() || v == "auto") {
     BOOST_TEST((exala::active_kernel_set() == best_by_cpuid()));
-  } else if (v == "scalar" || v == "avx2" || v == "avx512") {
-    const kernel_set k = v == "scalar" ? kernel_set::scalar : v == "avx2" ? kernel_set::avx2
-                                                                          : kernel_set::avx512;
+  } else if (v == "generic" || v == "scalar" || v == "avx2" || v == "avx512") {
+    // scalar: the former name of generic, still accepted
+    const std::string name = v == "scalar" ? "generic" : v;
+    const kernel_set k = name == "generic" ? kernel_set::generic : name == "avx2" ? kernel_set::avx2
+                                                                                  : kernel_set::avx512;
     if (cpu_supports(k)) {
-      BOOST_TEST(exala::to_string(exala::active_kernel_set()) == v);
+      BOOST_TEST(exala::to_string(exala::active_kernel_set()) == name);
       BOOST_TEST(exala::sum(x, simd) == 1 + 0x1p-52);
     } else {  // a forced choice is never silently replaced
       BOOST_CHECK_THROW(exala::active_kernel_set(), exala::error);
@@ -390,7 +392,7 @@ BOOST_AUTO_TEST_CASE(kernel_set_environment) {
     if (exala::is_compiled_in(backend::omp))
       BOOST_CHECK_THROW(exala::sum(x, exala::exec{backend::omp, 2}), exala::error);
     BOOST_TEST(exala::sum(x, ref) == 1 + 0x1p-52);  // the reference needs no kernels
-    exala::force_kernel_set(kernel_set::scalar);  // an explicit choice still works
+    exala::force_kernel_set(kernel_set::generic);  // an explicit choice still works
     BOOST_TEST(exala::sum(x, simd) == 1 + 0x1p-52);
   }
   restore_kernel_set restore;
@@ -404,14 +406,14 @@ BOOST_AUTO_TEST_CASE(kernel_sets_available) {
   BOOST_TEST_MESSAGE("kernel sets under test: " << os.str()
                                                 << (exala::is_compiled_in(backend::omp) ? "(omp compiled in)"
                                                                                         : "(no omp)"));
-  BOOST_TEST((sets.front() == kernel_set::scalar));
+  BOOST_TEST((sets.front() == kernel_set::generic));
   // every set the CPU supports is accepted (the build is x86-64 with both SIMD sets)
 #if defined(__x86_64__)
   for (kernel_set k : {kernel_set::avx2, kernel_set::avx512})
     if (cpu_supports(k))
       BOOST_TEST((std::find(sets.begin(), sets.end(), k) != sets.end()), exala::to_string(k));
 #endif
-  for (kernel_set k : {kernel_set::scalar, kernel_set::avx2, kernel_set::avx512}) {
+  for (kernel_set k : {kernel_set::generic, kernel_set::avx2, kernel_set::avx512}) {
     if (std::find(sets.begin(), sets.end(), k) == sets.end()) {
       BOOST_CHECK_THROW(exala::force_kernel_set(k), exala::error);
     } else {
@@ -904,7 +906,7 @@ BOOST_AUTO_TEST_CASE(long_random_sweep, *utf::label("long")) {
   }
 }
 
-// The SIMD kernels' anchored register levels (blas1/src/simd_kernels_impl.hpp)
+// The SIMD kernels' anchored register levels (blas1/kernels/blas1_simd_impl.hpp)
 // have state transitions that random data rarely reaches: re-anchoring when
 // terms outgrow the bound X or fall far below it, recentering when a level
 // drifts out of its window, entering and leaving the direct-deposit mode for

@@ -111,7 +111,7 @@ bool check_dot(const std::vector<double>& x, const std::vector<double>& y, round
 std::vector<kernel_set> simd_sets() {
   std::vector<kernel_set> v;
   for (kernel_set k : kernel_sets())
-    if (k != kernel_set::scalar) v.push_back(k);
+    if (k != kernel_set::generic) v.push_back(k);
   return v;
 }
 

@@ -22,12 +22,6 @@
 
 namespace exala::cli {
 
-namespace {
-
-constexpr int max_threads = 1024;
-
-}  // namespace
-
 // ---- option values ----
 
 std::string quote_value(std::string_view value) { return "'" + exala::io::printable(value) + "'"; }

@@ -11,15 +11,13 @@
 #include <string>
 #include <vector>
 
-#ifdef EXALA_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "exala/checked.hpp"
 #include "exala/detail/opencl_hooks.hpp"
 #include "exala/detail/round_bounded.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/error.hpp"
-#include "kernels.hpp"
+#include "blas1_kernels.hpp"
+#include "kernel_set.hpp"
 
 namespace exala {
 
@@ -33,8 +31,6 @@ struct vec {
   std::int64_t index(std::int64_t i) const noexcept { return detail::vector_offset(i, n, inc); }
 };
 
-using detail::max_threads;
-
 // n, the pointer, the address span of (n, inc) (every element offset within
 // 2^60 - 1, so no address computation below can overflow: exala/checked.hpp)
 // and the thread count.
@@ -45,9 +41,7 @@ void check_args(std::int64_t n, const double* x, const char* xname, std::int64_t
   if (n > 0 && x == nullptr)
     throw invalid_argument(xname, "is a null pointer with n = " + std::to_string(n));
   detail::check_vector_span(incname, n, inc);
-  if (threads < 0 || threads > max_threads)
-    throw invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) + "], got " +
-                                          std::to_string(threads));
+  detail::check_threads(threads);
 }
 
 void require_compiled(backend b) {
@@ -88,7 +82,7 @@ void finish_term_flags(superaccumulator& acc, op o, const vec& x, const vec& y, 
 // straight in; strided data is packed into small buffers first.
 void simd_range(superaccumulator& acc, op o, const vec& x, const vec& y, std::int64_t begin,
                 std::int64_t end) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   const std::int64_t len = end - begin;
   if (len <= 0) return;
   const bool contiguous = o == op::dot ? (x.inc == 1 && y.inc == 1) || (x.inc == -1 && y.inc == -1)
@@ -166,7 +160,7 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
       // Each thread gets at least min_per_thread elements: below that a
       // parallel region costs more than it saves. The result cannot change.
       constexpr std::int64_t min_per_thread = 32768;
-      const std::int64_t wanted = ex.threads > 0 ? ex.threads : omp_get_max_threads();
+      const std::int64_t wanted = detail::threads_of(ex);
       const std::int64_t useful = (x.n + min_per_thread - 1) / min_per_thread;
       const int threads = static_cast<int>(wanted < useful ? wanted : useful);
       detail::active_kernels();  // surface a bad EXALA_SIMD before any parallel region
@@ -193,7 +187,7 @@ void accumulate(superaccumulator& out, op o, const vec& x, const vec& y, const e
 }  // namespace
 
 bool detail::dot_bounded(const double* x, const double* y, std::size_t n, bounded& out) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   return k.dot_bounded != nullptr && k.dot_bounded(x, y, n, out);
 }
 
@@ -203,20 +197,20 @@ bool detail::dot_decided(const double* x, const double* y, std::size_t n, roundi
 }
 
 std::size_t detail::rows_bounded_block() {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   return k.rows_bounded != nullptr ? k.rows_bounded_block : 0;
 }
 
 bool detail::strided_bounded(const double* a, std::int64_t inc, const double* x, std::size_t n,
                              const double* terms, std::size_t nterms, double alpha, double b,
                              bounded& out) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   return k.strided_bounded != nullptr && k.strided_bounded(a, inc, x, n, terms, nterms, alpha, b, out);
 }
 
 bool detail::rank1_nearest(const double* uh, const double* ul, double b, double* c, std::size_t m,
                            unsigned char* left, std::size_t& nleft) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.rank1_nearest == nullptr) return false;
   nleft = k.rank1_nearest(uh, ul, b, c, m, left);
   return true;
@@ -224,7 +218,7 @@ bool detail::rank1_nearest(const double* uh, const double* ul, double b, double*
 
 bool detail::two_products_nearest(const double* u, const double* v, double b0, double b1, double* c,
                                   std::size_t m, unsigned char* left, std::size_t& nleft) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.two_products_nearest == nullptr) return false;
   nleft = k.two_products_nearest(u, v, b0, b1, c, m, left);
   return true;
@@ -232,7 +226,7 @@ bool detail::two_products_nearest(const double* u, const double* v, double b0, d
 
 bool detail::axpby_nearest(const double* hi, const double* lo, const double* err, double alpha, double beta,
                            const double* y, double* out, std::size_t r, unsigned char* left, std::size_t& nleft) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.axpby_nearest == nullptr) return false;
   nleft = k.axpby_nearest(hi, lo, err, alpha, beta, y, out, r, left);
   return true;
@@ -241,7 +235,7 @@ bool detail::axpby_nearest(const double* hi, const double* lo, const double* err
 bool detail::rows_solve_nearest(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                                 const double* w, const double* extra, double d, double* x,
                                 unsigned char* left, std::size_t& nleft) {
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.rows_solve_nearest == nullptr) return false;
   nleft = k.rows_solve_nearest(a, ld, r, n, w, extra, d, x, left);
   return true;
@@ -249,11 +243,11 @@ bool detail::rows_solve_nearest(const double* a, std::int64_t ld, std::size_t r,
 
 void detail::rows_bounded(const double* a, std::int64_t ld, std::size_t r, std::size_t n,
                           const double* x, bounded* out) {
-  detail::active_kernels().rows_bounded(a, ld, r, n, x, out);
+  detail::active_kernels().blas1->rows_bounded(a, ld, r, n, x, out);
 }
 
 void detail::dot_contiguous(superaccumulator& acc, const double* x, const double* y, std::size_t n) {
-  if (n != 0) detail::active_kernels().dot(acc, x, y, n);
+  if (n != 0) detail::active_kernels().blas1->dot(acc, x, y, n);
 }
 
 void sum_into(superaccumulator& acc, std::int64_t n, const double* x, std::int64_t incx, const exec& ex) {
@@ -370,7 +364,7 @@ namespace {
 bool short_sum(bool absolute, std::int64_t n, const double* x, std::int64_t incx, const exec& ex,
                double& out) {
   if (!short_path(n, ex)) return false;
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   if (k.sum_bounded == nullptr) return false;
   detail::bounded b;
   if (incx == 1 || incx == -1) {  // the same terms in either order

@@ -10,20 +10,16 @@
 #include <cstring>
 #include <string>
 
-#ifdef EXALA_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "exala/blas1.hpp"
 #include "exala/checked.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/error.hpp"
-#include "kernels.hpp"
+#include "blas1_kernels.hpp"
+#include "kernel_set.hpp"
 
 namespace exala {
 
 namespace {
-
-using detail::max_threads;
 
 // Memory offset of logical element i of a vector with n elements.
 std::int64_t at(std::int64_t i, std::int64_t inc, std::int64_t n) noexcept {
@@ -54,9 +50,7 @@ void check_written_inc(std::int64_t n, std::int64_t inc, const char* name) {
 }
 
 void check_exec(const exec& ex, bool rounds) {
-  if (ex.threads < 0 || ex.threads > max_threads)
-    throw invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) + "], got " +
-                                          std::to_string(ex.threads));
+  detail::check_threads(ex.threads);
   if (rounds && ex.mode != rounding::to_nearest_even)
     throw invalid_argument("mode", "must be to_nearest_even for element-wise routines (the "
                                    "directed rounding modes apply to reductions only)");
@@ -73,7 +67,7 @@ void run(std::int64_t n, const exec& ex, Body body) {
   if (ex.backend == backend::omp) {
 #ifdef EXALA_HAVE_OPENMP
     constexpr std::int64_t min_per_thread = 32768;
-    const std::int64_t wanted = ex.threads > 0 ? ex.threads : omp_get_max_threads();
+    const std::int64_t wanted = detail::threads_of(ex);
     const std::int64_t useful = (n + min_per_thread - 1) / min_per_thread;
     const int threads = static_cast<int>(wanted < useful ? wanted : useful);
     if (threads > 1) {
@@ -113,7 +107,7 @@ void axpy(std::int64_t n, double alpha, const double* x, std::int64_t incx, doub
     return;
   }
   // inc = -1 for both pairs the same memory cells as inc = 1.
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   run(n, ex, [&](std::int64_t b, std::int64_t e) {
     k.axpy(alpha, x + b, y + b, static_cast<std::size_t>(e - b));
   });
@@ -135,7 +129,7 @@ void scal(std::int64_t n, double alpha, double* x, std::int64_t incx, const exec
     });
     return;
   }
-  const detail::kernel_table& k = detail::active_kernels();
+  const detail::blas1_kernels& k = *detail::active_kernels().blas1;
   run(n, ex, [&](std::int64_t b, std::int64_t e) {
     k.scal(alpha, x + b, static_cast<std::size_t>(e - b));
   });

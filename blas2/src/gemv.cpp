@@ -9,10 +9,6 @@
 #include <cstdint>
 #include <vector>
 
-#ifdef EXALA_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "exala/blas2.hpp"
 #include "exala/detail/opencl_hooks2.hpp"
 #include "exala/detail/round_bounded.hpp"
@@ -222,7 +218,7 @@ void gemv(layout lay, transpose trans, std::int64_t m, std::int64_t n, double al
 #ifdef EXALA_HAVE_OPENMP
   if (ex.backend == backend::omp) {
     constexpr std::int64_t min_products_per_thread = 65536;
-    const std::int64_t wanted = ex.threads > 0 ? ex.threads : omp_get_max_threads();
+    const std::int64_t wanted = threads_of(ex);
     const std::int64_t useful = std::max<std::int64_t>(1, rows * cols / min_products_per_thread);
     threads = static_cast<int>(std::min({wanted, useful, nblocks}));
   }

@@ -12,12 +12,11 @@
 #include "exala/blas1.hpp"
 #include "exala/blas2.hpp"
 #include "exala/checked.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/error.hpp"
 #include "exala/superaccumulator.hpp"
 
 namespace exala::detail {
-
-inline constexpr std::int64_t max_exec_threads = 1024;
 
 // op(A) as a strided view: element (i, j) of op(A) lives at a[i*rs + j*cs].
 // Rows are contiguous when cs == 1.
@@ -56,14 +55,6 @@ inline void check_ld(const char* name, std::int64_t ld, std::int64_t min_rows) {
 inline void check_written_inc(const char* name, std::int64_t inc, std::int64_t n) {
   if (inc == 0 && n > 1)
     throw invalid_argument(name, "is 0 for a written vector of " + std::to_string(n) + " elements");
-}
-inline void check_exec(const exec& ex) {
-  if (ex.threads < 0 || ex.threads > max_exec_threads)
-    throw invalid_argument("threads", "must be in [0, " + std::to_string(max_exec_threads) +
-                                          "], got " + std::to_string(ex.threads));
-  if (ex.block < 0) throw invalid_argument("block", "must be >= 0, got " + std::to_string(ex.block));
-  if (!is_compiled_in(ex.backend))
-    throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
 }
 
 // The n logical elements of a strided vector, contiguous.

@@ -17,10 +17,6 @@
 #include <string>
 #include <vector>
 
-#ifdef EXALA_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "exala/blas2.hpp"
 #include "exala/detail/round_bounded.hpp"
 #include "exala/detail/opencl_hooks2.hpp"
@@ -118,16 +114,13 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
   // exact numerator in an accumulator as below. Same bits either way.
   const bool fast = runs_host_simd(ex.backend) && n <= fast_trsv_max &&
                     rows_bounded_block() > 0;  // a kernel set with the bounded kernels
-  int max_threads = 1;
-#ifdef EXALA_HAVE_OPENMP
-  if (ex.backend == backend::omp) max_threads = ex.threads > 0 ? ex.threads : omp_get_max_threads();
-#endif
+  const int team = detail::threads_of(ex);
   // Default block: 32 rows; on the fast path one lane block (8 or 16 rows)
   // per thread, two with several threads, which keeps the sequential
   // in-block part short (the panel is in lanes).
   const std::int64_t lane_rows = static_cast<std::int64_t>(fast ? rows_bounded_block() : 0);
   const std::int64_t default_bs =
-      !fast ? 32 : (max_threads > 1 ? 2 * lane_rows * std::min(max_threads, 4) : lane_rows);
+      !fast ? 32 : (team > 1 ? 2 * lane_rows * std::min(team, 4) : lane_rows);
   const std::int64_t bs = std::min<std::int64_t>(ex.block > 0 ? ex.block : default_bs, n);
   std::vector<bounded> pb(fast ? static_cast<std::size_t>(bs) : 0);
   // Accumulators: every row's on the exact path (the fast path's fallback,
@@ -153,7 +146,7 @@ void detail::trsv_scaled(const char* routine, layout lay, uplo ul, transpose tra
 #ifdef EXALA_HAVE_OPENMP
     constexpr std::int64_t min_products_per_thread = 32768;
     threads = static_cast<int>(std::min<std::int64_t>(
-        {max_threads, rows, std::max<std::int64_t>(1, rows * (k1 - k0) / min_products_per_thread)}));
+        {team, rows, std::max<std::int64_t>(1, rows * (k1 - k0) / min_products_per_thread)}));
 #endif
     const std::int64_t group = std::min<std::int64_t>(16, (rows + threads - 1) / threads);
     const std::int64_t ngroups = (rows + group - 1) / group;

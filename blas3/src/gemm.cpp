@@ -14,68 +14,24 @@
 #include <string>
 #include <vector>
 
-#ifdef EXALA_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 #include "exala/arith.hpp"
 #include "exala/blas1.hpp"
 #include "exala/blas3.hpp"
 #include "exala/checked.hpp"
 #include "exala/detail/cuda_hooks.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/detail/opencl_hooks3.hpp"
 #include "exala/detail/ozaki8_engine.hpp"
 #include "exala/error.hpp"
 #include "gemm_engine.hpp"
 #include "gemm_round.hpp"
+#include "kernel_set.hpp"
 
 namespace exala {
 
 namespace detail::gemm3 {
 
-namespace {
-
-constexpr std::int64_t max_threads = 1024;
-
-
-}  // namespace
-
-#if !EXALA_GEMM_HAVE_X86_KERNELS
-const kernel_set_table* gemm_kernels_avx2() noexcept { return nullptr; }
-const kernel_set_table* gemm_kernels_avx512() noexcept { return nullptr; }
-#endif
-
-namespace {
-
-// The kernel set matching the active blas1 set (cpuid + EXALA_SIMD).
-const kernel_set_table& kernels_for(kernel_set k) {
-  const kernel_set_table* t = nullptr;
-  if (k == kernel_set::avx512) t = gemm_kernels_avx512();
-  if (k == kernel_set::avx2 || (k == kernel_set::avx512 && t == nullptr)) t = gemm_kernels_avx2();
-  if (t == nullptr) t = gemm_kernels_portable();
-  return *t;
-}
-
-}  // namespace
-
-const kernel_set_table& active_gemm_kernels() { return kernels_for(active_kernel_set()); }
-
-void check_exec(const exec& ex) {
-  if (ex.threads < 0 || ex.threads > max_threads)
-    throw invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) + "], got " +
-                                          std::to_string(ex.threads));
-  if (ex.block < 0) throw invalid_argument("block", "must be >= 0, got " + std::to_string(ex.block));
-  if (!is_compiled_in(ex.backend))
-    throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
-}
-
-int threads_of(const exec& ex) {
-#ifdef EXALA_HAVE_OPENMP
-  if (ex.backend == backend::omp) return ex.threads > 0 ? ex.threads : omp_get_max_threads();
-#endif
-  (void)ex;
-  return 1;
-}
+const gemm_kernels& active_gemm_kernels() { return *active_kernels().gemm; }
 
 int threads_for_products(const exec& ex, std::int64_t products) {
   const int t = threads_of(ex);
@@ -382,7 +338,7 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
           double beta, double* c, std::int64_t ldc, const exec& ex) {
   using namespace detail::gemm3;
   clear_crt_stats();
-  check_exec(ex);
+  detail::check_exec(ex);
   detail::check_gemm_arguments(lay, ta, tb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
   const bool col = lay == layout::col_major;
   const bool at = ta == transpose::trans, bt = tb == transpose::trans;
@@ -439,7 +395,7 @@ void gemm(layout lay, transpose ta, transpose tb, std::int64_t m, std::int64_t n
     return;
   }
   // A bad EXALA_SIMD throws here, before any parallel region.
-  const kernel_set_table& ks = active_gemm_kernels();
+  const gemm_kernels& ks = active_gemm_kernels();
   // (single-threaded: with T omp threads the engine's share is 1/T, so the
   // limit is T times lower)
   const int threads = threads_for_products(ex, saturated_product(p.m, p.n, p.k));

@@ -23,7 +23,7 @@
 //     residue matrices: every residue is an integer of magnitude < m/2 + 8,
 //     every product and partial sum an integer <= 2^53 (the micro-kernel
 //     reduces its accumulators every max_kc = 128 steps), so the
-//     floating-point DGEMM is exact (gemm_kernels.hpp).
+//     floating-point DGEMM is exact (blas1/kernels/gemm_kernels.hpp).
 //  3. Garner's algorithm with balanced digits (the kernels' garner) and
 //     Horner's rule in integer arithmetic give X_ij itself (see horner).
 //  4. gemm_round.hpp rounds alpha X_ij 2^(t_i+u_j) + beta C_ij once.
@@ -82,8 +82,8 @@ int thread_count() { return 1; }
 constexpr std::int64_t modulus_top = (std::int64_t{1} << 24) - (std::int64_t{1} << 10);
 constexpr std::int64_t modulus_floor = (std::int64_t{1} << 24) - (std::int64_t{1} << 16);
 
-// The exactness condition of the micro-kernel (gemm_kernels.hpp) for the
-// largest admissible modulus: max_kc (m/2 + 8)^2 + (m/2 + 8) <= 2^53.
+// The exactness condition of the micro-kernel (blas1/kernels/gemm_kernels.hpp)
+// for the largest admissible modulus: max_kc (m/2 + 8)^2 + (m/2 + 8) <= 2^53.
 constexpr bool kernel_bound_holds() {
   const u128 r = static_cast<u128>(modulus_top / 2 + 9);  // > m/2 + 8
   return static_cast<u128>(max_kc) * r * r + r <= (u128{1} << 53);
@@ -661,7 +661,7 @@ void entry_exact(const problem& p, std::int64_t i, std::int64_t j, bool referenc
 
 // ------------------------------------------------------------------ engine
 
-void gemm_crt(const problem& p, int threads, long long block, const kernel_set_table& ks) {
+void gemm_crt(const problem& p, int threads, long long block, const gemm_kernels& ks) {
   const crt_tables& T = tables();
   const std::int64_t m = p.m, n = p.n, k = p.k;
 

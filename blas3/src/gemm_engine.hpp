@@ -11,6 +11,7 @@
 
 #include "exala/backend.hpp"
 #include "exala/checked.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/detail/ozaki8_engine.hpp"
 #include "exala/error.hpp"
 #include "exala/superaccumulator.hpp"
@@ -90,7 +91,7 @@ void entry_finish(const problem& p, std::int64_t i, std::int64_t j);
 
 // The fast exact engine (gemm_crt.cpp): `threads` >= 1 OpenMP threads (1:
 // no parallel region), the given kernel set, exec.block as the tile size.
-void gemm_crt(const problem& p, int threads, long long block, const kernel_set_table& ks);
+void gemm_crt(const problem& p, int threads, long long block, const gemm_kernels& ks);
 
 // Statistics of the last gemm_crt call on this thread (for tests and
 // benchmarks: which path ran; results never depend on them).
@@ -107,17 +108,13 @@ void clear_crt_stats() noexcept;
 void count_exact_dot_entry() noexcept;
 void count_zero_entry() noexcept;
 
-// The kernel set matching the active blas1 set (cpuid + EXALA_SIMD; a bad
-// EXALA_SIMD throws).
-const kernel_set_table& active_gemm_kernels();
+// The gemm part of the active kernel set (kernel_set.hpp: cpuid +
+// EXALA_SIMD; a bad EXALA_SIMD throws).
+const gemm_kernels& active_gemm_kernels();
 
-// Shared with trsm.cpp: exec checks (threads, block, backend compiled in)
-// and the thread count an exec asks for (1 unless backend omp).
-void check_exec(const exec& ex);
-int threads_of(const exec& ex);
-// threads_of, cut so that each thread gets at least min_products_per_thread
-// of the call's `products` multiply-adds (1 for a small call): an OpenMP
-// region costs tens of microseconds where the idle threads sleep
+// detail::threads_of (exala/detail/exec.hpp), cut so that each thread gets
+// at least min_products_per_thread of the call's `products` multiply-adds (1
+// for a small call): an OpenMP region costs tens of microseconds where the idle threads sleep
 // (OMP_WAIT_POLICY=passive), more than a small call's work.
 inline constexpr std::int64_t min_products_per_thread = std::int64_t{1} << 20;
 int threads_for_products(const exec& ex, std::int64_t products);

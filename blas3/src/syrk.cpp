@@ -106,7 +106,7 @@ bool check_rank_k(layout lay, transpose trans, i64 n, i64 k, double alpha, const
   check_ld("lda", lda, col ? rows : cols);
   if (has_b) check_ld("ldb", ldb, col ? rows : cols);
   check_ld("ldc", ldc, n);
-  detail::gemm3::check_exec(ex);
+  detail::check_exec(ex);
   detail::check_matrix_extent("a", "lda", !col, rows, cols, lda);
   if (has_b) detail::check_matrix_extent("b", "ldb", !col, rows, cols, ldb);
   detail::check_matrix_extent("c", "ldc", !col, n, n, ldc);
@@ -176,7 +176,7 @@ std::vector<double> gather(const char* name, const char* inc_name, i64 n, const 
 void check_rank_12(i64 n, i64 lda, layout lay, const double* a, const exec& ex) {
   check_nonneg("n", n);
   check_ld("lda", lda, n);
-  detail::gemm3::check_exec(ex);
+  detail::check_exec(ex);
   detail::check_matrix_extent("a", "lda", lay == layout::row_major, n, n, lda);
   check_ptr("a", a, n, n);
 }

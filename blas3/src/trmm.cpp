@@ -54,7 +54,7 @@ void symm(layout lay, side sd, uplo ul, i64 m, i64 n, double alpha, const double
   check_ld("lda", lda, na);
   check_ld("ldb", ldb, col ? m : n);
   check_ld("ldc", ldc, col ? m : n);
-  detail::gemm3::check_exec(ex);
+  detail::check_exec(ex);
   detail::check_matrix_extent("a", "lda", !col, na, na, lda);
   detail::check_matrix_extent("b", "ldb", !col, m, n, ldb);
   detail::check_matrix_extent("c", "ldc", !col, m, n, ldc);
@@ -100,7 +100,7 @@ void trmm(layout lay, side sd, uplo ul, transpose trans, diag dg, i64 m, i64 n, 
   const i64 na = sd == side::left ? m : n;
   check_ld("lda", lda, na);
   check_ld("ldb", ldb, col ? m : n);
-  detail::gemm3::check_exec(ex);
+  detail::check_exec(ex);
   detail::check_matrix_extent("a", "lda", !col, na, na, lda);
   detail::check_matrix_extent("b", "ldb", !col, m, n, ldb);
   check_ptr("b", b, m, n);

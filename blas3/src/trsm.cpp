@@ -99,7 +99,7 @@ void blocked_trsm(const canonical& s, const exec& ex) {
   const bool unit = s.dg == diag::unit;
   const std::int64_t nb = std::min<std::int64_t>(ex.block > 0 ? ex.block : default_trsm_block, na);
   const int threads = threads_for_products(ex, saturated_product(na, na, nrhs) / 2);  // ~ products
-  const kernel_set_table& ks = active_gemm_kernels();
+  const gemm_kernels& ks = active_gemm_kernels();
   const auto lanes = static_cast<std::int64_t>(detail::rows_bounded_block());
   const std::int64_t groups = (nrhs + lanes - 1) / lanes;
 
@@ -284,7 +284,7 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
   const std::int64_t bneed = std::max<std::int64_t>(1, col ? m : n);
   if (ldb < bneed)
     throw invalid_argument("ldb", "must be >= " + std::to_string(bneed) + ", got " + std::to_string(ldb));
-  check_exec(ex);
+  detail::check_exec(ex);
   // Element counts and address spans of A and B within 2^60 - 1
   // (exala/checked.hpp), before any path computes an address (also alpha == 0).
   exala::detail::check_matrix_extent("a", "lda", !col, na, na, lda);
@@ -351,7 +351,7 @@ void trsm(layout lay, side sd, uplo ul, transpose trans, diag dg, std::int64_t m
     }
     return;
   }
-  const int threads = static_cast<int>(std::min<std::int64_t>(threads_of(ex), nrhs));
+  const int threads = static_cast<int>(std::min<std::int64_t>(detail::threads_of(ex), nrhs));
   if (threads <= 1) {
     for (std::int64_t r = 0; r < nrhs; ++r) {
       std::int64_t inc = 1;

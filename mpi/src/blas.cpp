@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "exala/blas1.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/exact_ops.hpp"
 #include "exala/mpi.hpp"
 
@@ -82,7 +83,6 @@ std::int64_t block_cyclic::global_row(int rank, std::int64_t i) const {
 namespace {
 
 constexpr std::size_t acc_bytes = superaccumulator::serialized_size;
-constexpr i64 max_exec_threads = 1024;
 
 // ------------------------------------------------------------ argument checks
 
@@ -102,14 +102,7 @@ void check_written_inc(const char* name, i64 inc, i64 n) {
   if (inc == 0 && n > 1)
     throw invalid_argument(name, "is 0 for a written vector of " + std::to_string(n) + " elements");
 }
-void check_exec(const exec& ex) {
-  if (ex.threads < 0 || ex.threads > max_exec_threads)
-    throw invalid_argument("threads", "must be in [0, " + std::to_string(max_exec_threads) +
-                                          "], got " + std::to_string(ex.threads));
-  if (ex.block < 0) throw invalid_argument("block", "must be >= 0, got " + std::to_string(ex.block));
-  if (!is_compiled_in(ex.backend))
-    throw not_compiled_in("backend '" + std::string(to_string(ex.backend)) + "'");
-}
+using exala::detail::check_exec;  // threads, block, backend compiled in
 
 // BLAS vector indexing: logical element i of a vector of n elements.
 i64 vec_index(i64 i, i64 n, i64 inc) { return inc >= 0 ? i * inc : (n - 1 - i) * -inc; }

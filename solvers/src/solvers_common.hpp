@@ -104,6 +104,10 @@ inline void scatter(std::int64_t n, const double* in, double* x, std::int64_t in
   for (std::int64_t i = 0; i < n; ++i) x[at(i, inc, n)] = in[i];
 }
 
+// The compensated and double-double kernels of the active kernel set.
+solve_fn comp_kernel();
+solve_fn dd_kernel();
+
 // The front end of the compensated and double-double solvers (argument
 // checks, gather, kernel, scatter), in trsv_compensated.cpp.
 void run_kernel(const char* routine, solve_fn kernel, bool compensated, layout lay, uplo ul,

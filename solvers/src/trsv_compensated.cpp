@@ -9,7 +9,7 @@
 // check c_n = 2n against MPFR on generated systems, cond 1e5..1e30),
 // barring underflow in the error terms and overflow. Deterministic and the
 // same bits on every kernel set and for every orientation of the same system
-// (see trsv_kernels_impl.hpp for the accumulation order).
+// (see blas1/kernels/trsv_impl.hpp for the accumulation order).
 //
 // Method. The classic substitution x^_i = fl((b_i - sum_j t_ij x^_j) / t_ii)
 // runs unchanged; every operation's local error is computed exactly (TwoProd
@@ -28,6 +28,7 @@
 
 #include "exala/backend.hpp"
 #include "exala/solvers.hpp"
+#include "kernel_set.hpp"
 #include "solvers_common.hpp"
 #include "trsv_kernels.hpp"
 
@@ -35,27 +36,9 @@ namespace exala {
 
 namespace solvers_detail {
 
-solve_fn comp_kernel() {
-#if defined(EXALA_SOLVERS_HAVE_X86_SETS)
-  switch (active_kernel_set()) {
-    case kernel_set::avx512: return comp_solve_avx512;
-    case kernel_set::avx2: return comp_solve_avx2;
-    case kernel_set::scalar: break;
-  }
-#endif
-  return comp_solve_generic;
-}
-
-solve_fn dd_kernel() {
-#if defined(EXALA_SOLVERS_HAVE_X86_SETS)
-  switch (active_kernel_set()) {
-    case kernel_set::avx512: return dd_solve_avx512;
-    case kernel_set::avx2: return dd_solve_avx2;
-    case kernel_set::scalar: break;
-  }
-#endif
-  return dd_solve_generic;
-}
+// The kernels of the active kernel set (cpuid, EXALA_SIMD, force_kernel_set).
+solve_fn comp_kernel() { return detail::active_kernels().trsv->comp_solve; }
+solve_fn dd_kernel() { return detail::active_kernels().trsv->dd_solve; }
 
 // The classic substitution in double, in the same summation order as the
 // kernels' x^ (8 lanes by position, combined in lane order): the values the

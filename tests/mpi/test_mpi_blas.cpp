@@ -656,7 +656,7 @@ BOOST_AUTO_TEST_CASE(different_kernel_sets_per_rank) {
   // The ranks use different SIMD kernel sets (as on a heterogeneous
   // cluster): the bits must not change.
   const exala::kernel_set before = exala::active_kernel_set();
-  std::vector<exala::kernel_set> sets{exala::kernel_set::scalar};
+  std::vector<exala::kernel_set> sets{exala::kernel_set::generic};
   for (exala::kernel_set k : {exala::kernel_set::avx2, exala::kernel_set::avx512}) {
     try {
       exala::force_kernel_set(k);

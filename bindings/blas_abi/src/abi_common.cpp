@@ -82,7 +82,7 @@ exec read_environment() {
     std::fprintf(stderr, "libexala_blas: ignoring EXALA_SIMD='%s' (%s); using the automatic "
                          "kernel-set choice\n",
                  env_value("EXALA_SIMD") ? env_value("EXALA_SIMD") : "", e.what());
-    for (kernel_set k : {kernel_set::avx512, kernel_set::avx2, kernel_set::scalar}) {
+    for (kernel_set k : {kernel_set::avx512, kernel_set::avx2, kernel_set::generic}) {
       try {
         force_kernel_set(k);
         break;

@@ -152,8 +152,9 @@ exala_status exala_backend_from_string(const char* name, exala_backend* backend)
 const char* exala_backend_name(exala_backend backend);
 /* 1 when compiled into this library, 0 otherwise. */
 int exala_backend_compiled_in(exala_backend backend);
-/* The SIMD kernel set in use: "avx512", "avx2" or "scalar" (EXALA_SIMD
- * overrides the cpuid choice); *name is a static string. */
+/* The SIMD kernel set in use: "avx512", "avx2" or "generic" (EXALA_SIMD
+ * overrides the cpuid choice; it also accepts "scalar", the former name of
+ * "generic"); *name is a static string. */
 exala_status exala_kernel_set(const char** name);
 
 /* ------------------------------------------------- arith: error-free transforms

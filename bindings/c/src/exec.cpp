@@ -10,11 +10,10 @@
 #include <string_view>
 
 #include "capi.hpp"
+#include "exala/detail/exec.hpp"
 
 namespace exala::capi {
 namespace {
-
-constexpr int max_threads = 1024;
 
 constexpr exala_exec initial_exec{EXALA_BACKEND_SIMD, 0, EXALA_ROUND_NEAREST_EVEN, 0};
 
@@ -24,9 +23,7 @@ exec checked(const exala_exec& c, const std::string& prefix) {
   e.backend = from_c(c.backend, (prefix + "->backend").c_str(), backends);
   if (!is_compiled_in(e.backend))
     throw not_compiled_in("backend '" + std::string(to_string(e.backend)) + "'");
-  if (c.threads < 0 || c.threads > max_threads)
-    throw invalid_argument(prefix + "->threads", "must be in [0, " + std::to_string(max_threads) +
-                                                     "], got " + std::to_string(c.threads));
+  detail::check_threads(c.threads, prefix + "->threads");
   e.threads = c.threads;
   e.mode = from_c(c.rounding, (prefix + "->rounding").c_str(), roundings);
   if (c.block < 0)
@@ -137,9 +134,7 @@ exala_status exala_set_backend(exala_backend backend) {
 
 exala_status exala_set_threads(int threads) {
   return guard([&] {
-    if (threads < 0 || threads > max_threads)
-      throw exala::invalid_argument("threads", "must be in [0, " + std::to_string(max_threads) +
-                                                   "], got " + std::to_string(threads));
+    exala::detail::check_threads(threads);
     exala_exec v = current_default();
     v.threads = threads;
     replace_default(v);
@@ -174,7 +169,7 @@ exala_status exala_kernel_set(const char** name) {
     switch (exala::active_kernel_set()) {
       case exala::kernel_set::avx512: out = "avx512"; break;
       case exala::kernel_set::avx2: out = "avx2"; break;
-      case exala::kernel_set::scalar: out = "scalar"; break;
+      case exala::kernel_set::generic: out = "generic"; break;
     }
   });
 }

@@ -183,7 +183,7 @@ module exala
       character(:), allocatable :: name
     end function
 
-    ! The SIMD kernel set in use ("avx512", "avx2" or "scalar").
+    ! The SIMD kernel set in use ("avx512", "avx2" or "generic").
     module function exala_kernel_set(status) result(name)
       integer, intent(out), optional :: status
       character(:), allocatable :: name

@@ -48,11 +48,15 @@ enum class backend {
 #undef EXALA_ENUM_
 };
 
+// Upper bound on exec::threads: more is a mistake (and crashes some OpenMP
+// runtimes). The one definition, also used by the C API and the CLI.
+inline constexpr int max_threads = 1024;
+
 // How a routine runs. The result bits never depend on these choices
 // (except `mode`, the rounding direction of the final result).
 struct exec {
   exala::backend backend = exala::backend::simd;
-  int threads = 0;  // omp: number of threads, 0..1024 (0 = OpenMP's default)
+  int threads = 0;  // omp: number of threads, 0..max_threads (0 = OpenMP's default)
   rounding mode = rounding::to_nearest_even;
   // Block size of the blocked level-2/3 algorithms (trsv, trsm, gemm): 0
   // chooses one. Results never depend on it (tests vary it); only speed does.
@@ -70,9 +74,12 @@ backend parse_backend(std::string_view name, const std::string& arg = "backend")
 // True when the backend is compiled into this build.
 bool is_compiled_in(backend b) noexcept;
 
-// The SIMD kernel sets, best first. The choice is made once from cpuid and
-// can be forced with the environment variable EXALA_SIMD=avx512|avx2|scalar.
-enum class kernel_set { scalar, avx2, avx512 };
+// The kernel sets: generic (the baseline ISA, any target), avx2, avx512. The
+// choice is made once from cpuid (the best set the CPU has) and can be
+// forced with the environment variable EXALA_SIMD=avx512|avx2|generic.
+// `scalar` is the former name of generic, still accepted (also by
+// EXALA_SIMD).
+enum class kernel_set { generic, avx2, avx512, scalar = generic };
 std::string_view to_string(kernel_set k) noexcept;
 // Throws exala::error when EXALA_SIMD names an unknown set or one this CPU
 // lacks (a forced choice is never silently replaced).

@@ -15,6 +15,7 @@
 
 #include "cache.hpp"
 #include "exala/blas1.hpp"
+#include "exala/detail/exec.hpp"
 #include "exala/error.hpp"
 #include "store.hpp"
 
@@ -34,8 +35,7 @@ void check_stripe_options(const stripe_lu_options& o) {
   if (o.meta > 1 && o.order != stripe_order::meta_zigzag)
     throw invalid_argument("meta", "groups of " + std::to_string(o.meta) +
                                        " stripes need the meta-zigzag order");
-  if (o.threads < 0 || o.threads > 1024)
-    throw invalid_argument("threads", "must be in 0..1024, got " + std::to_string(o.threads));
+  detail::check_threads(o.threads);  // 0..max_threads, as every exec
   if (o.io_threads < 0 || o.io_threads > 64)
     throw invalid_argument("io_threads", "must be in 0..64, got " + std::to_string(o.io_threads));
   if (!(o.pivot_threshold < 0) && !(o.pivot_threshold >= 0 && std::isfinite(o.pivot_threshold)))

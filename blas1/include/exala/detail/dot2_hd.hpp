@@ -1,7 +1,7 @@
 // exala/detail/dot2_hd.hpp - Dot2 (Ogita, Rump, Oishi, "Accurate sum and
 // dot product", SIAM J. Sci. Comput. 26, 2005) as chains plus a pairwise
 // tree, with the proven bound of the CPU's SIMD kernels
-// (blas1/src/simd_kernels_impl.hpp, dot_bounded_kernel): the per-thread
+// (blas1/kernels/blas1_simd_impl.hpp, dot_bounded_kernel): the per-thread
 // arithmetic of the CUDA dot and gemv (gpu/cuda/src/blas12_cuda.cu), shared
 // with their host engines so that CI tests it (EXALA_HD).
 //

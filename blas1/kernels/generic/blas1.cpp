@@ -1,10 +1,11 @@
-// The portable kernel set: the scalar multi-level accumulator (an fpe<2> that
-// spills into the superaccumulator). Used where no SIMD set applies, or with
-// EXALA_SIMD=scalar. Exact for every input (see exala/fpe.hpp).
+// The generic kernel set, blas1 part: the scalar multi-level accumulator (an
+// fpe<2> that spills into the superaccumulator). Used where no SIMD set
+// applies, or with EXALA_SIMD=generic. Exact for every input (see
+// exala/fpe.hpp).
 #include <cmath>
 
 #include "exala/fpe.hpp"
-#include "kernels.hpp"
+#include "blas1_kernels.hpp"
 
 namespace exala::detail {
 namespace {
@@ -35,10 +36,10 @@ void scal_s(double alpha, double* x, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) x[i] = alpha * x[i];
 }
 
-const kernel_table table{"scalar", sum_s, asum_s, dot_s, axpy_s, scal_s, nullptr, nullptr, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
-
 }  // namespace
 
-const kernel_table* kernels_scalar() noexcept { return &table; }
+// No bounded fast paths: the front ends take the exact path.
+const blas1_kernels blas1_generic{sum_s, asum_s, dot_s, axpy_s, scal_s, nullptr, nullptr, 0, nullptr,
+                                  nullptr, nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace exala::detail

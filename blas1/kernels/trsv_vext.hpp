@@ -1,7 +1,7 @@
-// Internal to exala::solvers: the 8-lane vector v8 of the generic and
+// Internal (kernel set, trsv part): the 8-lane vector v8 of the generic and
 // AVX-512 kernel sets, as a GCC/Clang vector extension (one zmm register
 // with AVX-512; four SSE2 registers in the baseline set). Included inside an
-// anonymous namespace, before trsv_kernels_impl.hpp; the including file
+// anonymous namespace, before trsv_impl.hpp; the including file
 // defines vfma, vsum and vdiff.
 typedef double v8 __attribute__((vector_size(64)));
 inline __attribute__((always_inline)) void vload(const double* p, v8& v) {

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "exala/arith_simd.hpp"
-#include "kernels.hpp"
+#include "blas1_kernels.hpp"
 
 namespace exala::detail {
 namespace {
@@ -97,7 +97,7 @@ struct v512 {
   }
 };
 
-#include "simd_kernels_impl.hpp"
+#include "blas1_simd_impl.hpp"
 
 void sum512(superaccumulator& acc, const double* x, std::size_t n) { sum_kernel<v512, false>(acc, x, n); }
 void asum512(superaccumulator& acc, const double* x, std::size_t n) { sum_kernel<v512, true>(acc, x, n); }
@@ -175,13 +175,13 @@ void rows_bounded512(const double* a, std::int64_t ld, std::size_t r, std::size_
   rows_bounded_kernel<v512>(a, ld, r, n, x, out);
 }
 
-const kernel_table table{"avx512", sum512, asum512, dot512, axpy512, scal512, dot_bounded512,
-                         rows_bounded512, 16, strided_bounded_kernel,
-                         sum_bounded512, rank1_nearest512,
-                         two_products_nearest512, axpby_nearest512, rows_solve512};
+constexpr blas1_kernels table{sum512, asum512, dot512, axpy512, scal512, dot_bounded512,
+                              rows_bounded512, 16, strided_bounded_kernel, sum_bounded512,
+                              rank1_nearest512, two_products_nearest512, axpby_nearest512,
+                              rows_solve512};
 
 }  // namespace
 
-const kernel_table* kernels_avx512() noexcept { return &table; }
+const blas1_kernels blas1_avx512 = table;
 
 }  // namespace exala::detail

@@ -1,30 +1,24 @@
-// Internal: the table of contiguous-range kernels one kernel set provides.
+// Internal: the blas1 part of a kernel set (kernel_set.hpp): the
+// contiguous-range kernels of the reductions and element-wise routines.
 //
 // The reduction kernels add the terms of a contiguous range exactly into `acc`, a
 // fresh accumulator owned by the caller. Kernels may leave the term flags
 // (has_term, zero signs) incomplete for ranges they handled on their fast
-// path; the driver completes them (finish_term_flags). Kernel sets live in
-// their own translation units compiled with their own -m flags (BLIS style),
-// touch superaccumulator only through its out-of-line members, and keep
-// every helper in an anonymous namespace, so no code built for a wider ISA
-// can leak into the rest of the program through inline-function merging.
+// path; the driver completes them (finish_term_flags). The kernels touch
+// superaccumulator only through its out-of-line members and keep every helper
+// in an anonymous namespace, so no code built for a wider ISA can leak into
+// the rest of the program through inline-function merging.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "exala/backend.hpp"
 #include "exala/detail/round_bounded.hpp"
 #include "exala/superaccumulator.hpp"
 
 namespace exala::detail {
 
-// Upper bound on exec.threads: more is a mistake (and crashes some OpenMP
-// runtimes). Shared by every blas1 front end.
-inline constexpr std::int64_t max_threads = 1024;
-
-struct kernel_table {
-  const char* name;
+struct blas1_kernels {
   void (*sum)(superaccumulator& acc, const double* x, std::size_t n);
   void (*asum)(superaccumulator& acc, const double* x, std::size_t n);
   void (*dot)(superaccumulator& acc, const double* x, const double* y, std::size_t n);
@@ -52,7 +46,7 @@ struct kernel_table {
                           const double* terms, std::size_t nterms, double alpha, double b, bounded& out);
   // dot_bounded's sum of x_i (absolute: of |x_i|), or false.
   bool (*sum_bounded)(const double* x, std::size_t n, bool absolute, bounded& out);
-  // One column of a rank-1 update to nearest (simd_kernels_impl.hpp,
+  // One column of a rank-1 update to nearest (blas1_simd_impl.hpp,
   // rank1_nearest_kernel): c[i] = round(c[i] + (uh[i] + ul[i]) b) where the
   // bound decides, left[i] = 1 where it does not; returns how many are left.
   // nullptr where a set has none.
@@ -80,13 +74,9 @@ struct kernel_table {
 // Longest dot the bounded kernels take (their bound is stated for n <= 2^24).
 inline constexpr std::size_t dot_bounded_max = std::size_t{1} << 24;
 
-// Each returns nullptr when its set is not compiled into this build.
-const kernel_table* kernels_scalar() noexcept;
-const kernel_table* kernels_avx2() noexcept;
-const kernel_table* kernels_avx512() noexcept;
-
-// The kernel set chosen at run time (cpuid + EXALA_SIMD); throws like
-// active_kernel_set().
-const kernel_table& active_kernels();
+// The sets (generic/blas1.cpp, avx2/blas1.cpp, avx512/blas1.cpp).
+extern const blas1_kernels blas1_generic;
+extern const blas1_kernels blas1_avx2;
+extern const blas1_kernels blas1_avx512;
 
 }  // namespace exala::detail

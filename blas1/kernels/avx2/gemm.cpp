@@ -1,5 +1,5 @@
-// AVX2 kernel set of the exact gemm (compiled with -mavx2 -mfma; used when
-// the active blas1 kernel set is avx2). Same scheme as the AVX-512 set with
+// The avx2 kernel set, gemm part (compiled with -mavx2 -mfma; used when the
+// avx2 set is active). Same scheme as the AVX-512 set with
 // an 8 x 6 micro-tile (12 ymm accumulators). Every operation is an exact
 // integer operation (bounds in gemm_kernels.hpp); the reduction rounds with
 // an explicit round-to-nearest (VROUNDPD) and subtracts with an exact FNMADD.
@@ -115,10 +115,10 @@ void garner(const double* c, std::int64_t plane, std::int64_t count, int nmod, c
   }
 }
 
-const kernel_set_table table = {"avx2", mr, nr, pack_a, pack_b, kernel, garner, finish_nearest_avx2, split_unrounded_avx2};
+constexpr gemm_kernels table = {mr, nr, pack_a, pack_b, kernel, garner, finish_nearest_avx2, split_unrounded_avx2};
 
 }  // namespace
 
-const kernel_set_table* gemm_kernels_avx2() noexcept { return &table; }
+const gemm_kernels gemm_avx2 = table;
 
 }  // namespace exala::detail::gemm3

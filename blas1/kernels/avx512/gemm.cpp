@@ -1,5 +1,5 @@
-// AVX-512 kernel set of the exact gemm (compiled with -mavx512f -mfma; used
-// only when cpuid reports AVX-512F and the active blas1 kernel set is avx512).
+// The avx512 kernel set, gemm part (compiled with -mavx512f -mfma; used only
+// when the avx512 set is active: cpuid reports AVX-512F and DQ).
 //
 // Micro-kernel: a 24 x 8 block of C in 24 zmm accumulators (three vectors of
 // 8 rows per column), one broadcast of B per column and step, the usual
@@ -121,10 +121,10 @@ void garner(const double* c, std::int64_t plane, std::int64_t count, int nmod, c
   }
 }
 
-const kernel_set_table table = {"avx512", mr, nr, pack_a, pack_b, kernel, garner, finish_nearest_avx2, split_unrounded_avx2};
+constexpr gemm_kernels table = {mr, nr, pack_a, pack_b, kernel, garner, finish_nearest_avx2, split_unrounded_avx2};
 
 }  // namespace
 
-const kernel_set_table* gemm_kernels_avx512() noexcept { return &table; }
+const gemm_kernels gemm_avx512 = table;
 
 }  // namespace exala::detail::gemm3

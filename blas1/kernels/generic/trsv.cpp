@@ -15,7 +15,7 @@
 
 namespace exala::solvers_detail {
 namespace {
-#include "trsv_kernels_vext.hpp"
+#include "trsv_vext.hpp"
 inline __attribute__((always_inline)) v8 vfma(const v8& a, const v8& b, const v8& c) {
   v8 r;
   for (int l = 0; l < 8; ++l) r[l] = std::fma(a[l], b[l], c[l]);
@@ -23,10 +23,11 @@ inline __attribute__((always_inline)) v8 vfma(const v8& a, const v8& b, const v8
 }
 inline __attribute__((always_inline)) v8 vsum(const v8& a, const v8& b) { return a + b; }
 inline __attribute__((always_inline)) v8 vdiff(const v8& a, const v8& b) { return a - b; }
-#include "trsv_kernels_impl.hpp"
+#include "trsv_impl.hpp"
 }  // namespace
 
 void comp_solve_generic(const kernel_args& k, double* x, double* work) { solve<comp_op, 2, 1>(k, x, work); }
 void dd_solve_generic(const kernel_args& k, double* x, double* work) { solve<dd_op, 4, 4>(k, x, work); }
+const trsv_kernels trsv_generic{comp_solve_generic, dd_solve_generic};
 
 }  // namespace exala::solvers_detail

@@ -1,7 +1,7 @@
-// Internal to exala::solvers: the compensated and double-double substitution
+// Internal (kernel set, trsv part): the compensated and double-double substitution
 // kernels, written once in plain C++ with 8-lane vector types (GCC/Clang
 // vector extensions, no intrinsics) and compiled by one translation unit per
-// instruction set (trsv_kernels_*.cpp).
+// instruction set (generic/, avx2/, avx512/trsv.cpp).
 //
 // This file must be included inside an anonymous namespace: nothing here may
 // have external linkage, or the linker could pick an AVX-512 copy of an

@@ -49,10 +49,11 @@ EXALA_SV_V8 void set_lane0(v8& v, double b) { v.lo[0] = b; }
 EXALA_SV_V8 v8 vsum(const v8& a, const v8& b) { return a + b; }
 EXALA_SV_V8 v8 vdiff(const v8& a, const v8& b) { return a - b; }
 #undef EXALA_SV_V8
-#include "trsv_kernels_impl.hpp"
+#include "trsv_impl.hpp"
 }  // namespace
 
 void comp_solve_avx2(const kernel_args& k, double* x, double* work) { solve<comp_op, 2, 1>(k, x, work); }
 void dd_solve_avx2(const kernel_args& k, double* x, double* work) { solve<dd_op, 4, 4>(k, x, work); }
+const trsv_kernels trsv_avx2{comp_solve_avx2, dd_solve_avx2};
 
 }  // namespace exala::solvers_detail

@@ -15,7 +15,7 @@
 
 namespace exala::solvers_detail {
 namespace {
-#include "trsv_kernels_vext.hpp"
+#include "trsv_vext.hpp"
 inline __attribute__((always_inline)) v8 vfma(const v8& a, const v8& b, const v8& c) {
   return _mm512_fmadd_pd(a, b, c);
 }
@@ -28,10 +28,11 @@ inline __attribute__((always_inline)) v8 vsum(const v8& a, const v8& b) {
 inline __attribute__((always_inline)) v8 vdiff(const v8& a, const v8& b) {
   return _mm512_fmsub_pd(a, _mm512_set1_pd(1.0), b);
 }
-#include "trsv_kernels_impl.hpp"
+#include "trsv_impl.hpp"
 }  // namespace
 
 void comp_solve_avx512(const kernel_args& k, double* x, double* work) { solve<comp_op, 4, 16>(k, x, work); }
 void dd_solve_avx512(const kernel_args& k, double* x, double* work) { solve<dd_op, 8, 4>(k, x, work); }
+const trsv_kernels trsv_avx512{comp_solve_avx512, dd_solve_avx512};
 
 }  // namespace exala::solvers_detail

@@ -1,7 +1,7 @@
 // Internal: the vectorized common case of the gemm rounding, written once
 // with AVX2 + FMA intrinsics and included by the AVX2 and AVX-512 kernel
 // sets (both translation units compile AVX2 and FMA; the AVX-512 set runs
-// this 4-lane version). Contract at kernel_set_table::finish_nearest.
+// this 4-lane version). Contract at gemm_kernels::finish_nearest.
 //
 // Per entry, in 4 lanes: X = v_0 + m_0 (v_1 + m_1 (... v_(n-1))) by Horner's
 // rule in double-double: with X_(t+1) = H + L (|L| <= ulp(H)/2),

@@ -1,6 +1,7 @@
-// Internal: the kernel sets of the exact gemm (residue packing and the
-// residue DGEMM micro-kernel), BLIS style: one table per instruction set,
-// each in its own translation unit with its own -m flags, chosen at run time.
+// Internal: the gemm part of a kernel set (kernel_set.hpp): the kernels of the
+// exact gemm of blas3 (residue packing, the residue DGEMM micro-kernel, the
+// Garner digits and the rounding), one per instruction set (generic/gemm.cpp,
+// avx2/gemm.cpp, avx512/gemm.cpp). They use the standard library only.
 //
 // What a kernel computes (the same exact integers in every set, so the set
 // never changes a result bit):
@@ -62,8 +63,7 @@ struct garner_consts {
   double inv[max_moduli][max_moduli];
 };
 
-struct kernel_set_table {
-  const char* name;
+struct gemm_kernels {
   int mr;  // rows of the micro-tile (a multiple of the vector width)
   int nr;  // columns of the micro-tile
   // Packs rows [0, mc) x columns [0, kc) of op(A) given column-major
@@ -108,9 +108,8 @@ struct kernel_set_table {
                                   double* lo, double* err, unsigned char* left) noexcept;
 };
 
-// Each returns nullptr when its set is not compiled into this build.
-const kernel_set_table* gemm_kernels_portable() noexcept;
-const kernel_set_table* gemm_kernels_avx2() noexcept;
-const kernel_set_table* gemm_kernels_avx512() noexcept;
+extern const gemm_kernels gemm_generic;
+extern const gemm_kernels gemm_avx2;
+extern const gemm_kernels gemm_avx512;
 
 }  // namespace exala::detail::gemm3

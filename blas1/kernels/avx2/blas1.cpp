@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "exala/arith_simd.hpp"
-#include "kernels.hpp"
+#include "blas1_kernels.hpp"
 
 namespace exala::detail {
 namespace {
@@ -95,7 +95,7 @@ struct v256 {
   }
 };
 
-#include "simd_kernels_impl.hpp"
+#include "blas1_simd_impl.hpp"
 
 void sum256(superaccumulator& acc, const double* x, std::size_t n) { sum_kernel<v256, false>(acc, x, n); }
 void asum256(superaccumulator& acc, const double* x, std::size_t n) { sum_kernel<v256, true>(acc, x, n); }
@@ -167,13 +167,13 @@ void rows_bounded256(const double* a, std::int64_t ld, std::size_t r, std::size_
   rows_bounded_kernel<v256>(a, ld, r, n, x, out);
 }
 
-const kernel_table table{"avx2", sum256, asum256, dot256, axpy256, scal256, dot_bounded256,
-                         rows_bounded256, 16, strided_bounded_kernel,
-                         sum_bounded256, rank1_nearest256,
-                         two_products_nearest256, axpby_nearest256, rows_solve256};
+constexpr blas1_kernels table{sum256, asum256, dot256, axpy256, scal256, dot_bounded256,
+                              rows_bounded256, 16, strided_bounded_kernel, sum_bounded256,
+                              rank1_nearest256, two_products_nearest256, axpby_nearest256,
+                              rows_solve256};
 
 }  // namespace
 
-const kernel_table* kernels_avx2() noexcept { return &table; }
+const blas1_kernels blas1_avx2 = table;
 
 }  // namespace exala::detail

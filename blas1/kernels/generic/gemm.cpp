@@ -1,4 +1,4 @@
-// Portable kernel set of the exact gemm: plain C++ loops, baseline flags (no
+// The generic kernel set, gemm part: plain C++ loops, baseline flags (no
 // FMA is assumed, so the reduction uses the split subtraction of
 // gemm_kernels.hpp). The reference every SIMD set must agree with bit for bit;
 // exact integer arithmetic makes them agree by construction.
@@ -91,10 +91,10 @@ void garner(const double* c, std::int64_t plane, std::int64_t count, int nmod, c
   }
 }
 
-const kernel_set_table table = {"portable", mr, nr, pack_a, pack_b, kernel, garner, nullptr, nullptr};
+constexpr gemm_kernels table = {mr, nr, pack_a, pack_b, kernel, garner, nullptr, nullptr};
 
 }  // namespace
 
-const kernel_set_table* gemm_kernels_portable() noexcept { return &table; }
+const gemm_kernels gemm_generic = table;
 
 }  // namespace exala::detail::gemm3
