@@ -11,8 +11,8 @@
 //
 // Three builds of this source (tests/mpi/stripe_lu.cmake):
 // - test_mpi_stripe_cpu (EXALA_TEST_ENGINE_CPU; labels unit;mpi, -np 1..4,
-//   small n): the CPU engine (the factorization loop's in-memory lookahead
-//   across ranks, the out-of-core loop over the ranks' stores).
+//   small n): the CPU engine (the factorization loop in memory across
+//   ranks, the out-of-core loop over the ranks' stores).
 // - test_mpi_stripe_cuda (labels cuda;mpi, -np 1 and 2, n up to 2000): links
 //   exala::gpu_cuda, the real engine; ranks may share one GPU. Run on a GPU
 //   machine only: without a device every case fails with the engine's error

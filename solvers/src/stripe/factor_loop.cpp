@@ -72,71 +72,42 @@ std::unique_ptr<stripe_cache> driver_state::whole_stripes(std::function<void(i64
 
 // ------------------------------------------------------------- in memory
 
-// Collectives per stripe J: owner_step (the factorization of J + 1, by its
-// owner, after eliminating J from it), the broadcast of its columns
-// [(J+1) S, n), and one agreement around the rest of the sweep of J.
-// Lookahead: before the collectives of J + 1 the other ranks already sweep J
-// over their own stripes, so the owner's update and factorization of J + 1
-// overlap their work; the owner sweeps its remaining stripes after the
-// broadcast. Stripe I still receives J's elimination after J - 1's, for every
-// J < I, then its factorization: the bits of the plain loop.
+// Collectives per stripe J: owner_step (its owner factors it; a singular
+// pivot is every rank's error), the broadcast of its columns [J*S, n), and
+// one agreement around every rank's elimination of J from its own later
+// stripes. Lookahead (the owner of J + 1 updating and factoring it before
+// the rest of its sweep of J) was tried and measured slower with these
+// blocking collectives: the broadcast of J + 1 waits for every rank's sweep
+// of J, so the factorization stays on the critical path (issue 19's note).
 void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
                       const own_stripe_fn& own, i64* ipiv) {
   const i64 n = f.n, S = f.S, N = f.N;
   progress_meter pm(f.opt, "factor", lu_flops(n), N, nullptr);
   pm.report(0, nullptr, true);
   const auto t0 = clock_type::now();
-  auto factor = [&](i64 J) {
-    const block p = own(J);
-    factor_stripe_local(e, p, J * S, f.Sp, f.threshold, ipiv + J * S);
-    f.note_pivots(p, J * S);
-  };
-  // Stripe J's factored columns [J*S, n) on every rank: the owner's own
-  // stripe, or the received copy (one buffer: the only rank still using
-  // J's copy when J + 1 arrives is J + 1's owner, which receives nothing).
-  std::vector<double> recv;
-  auto share = [&](i64 J) -> block {
+  std::vector<double> recv;  // stripe J's factored columns [J*S, n) from its owner
+  for (i64 J = 0; J < N; ++J) {
     const int o = d.owner(J);
     const i64 r = f.rows(J), c0 = J * S, count = r * (n - c0);
-    if (d.mine(J)) {
+    d.owner_step(o, f.threshold, [&] {
       const block p = own(J);
-      if (d.ranks() > 1) d.broadcast(o, p.col(c0), count);
-      return p;
-    }
-    recv.resize(std::size_t(count));
-    d.broadcast(o, recv.data(), count);
-    return {recv.data(), r, c0, n, r};
-  };
-  auto sweep = [&](const block& p, i64 J, i64 from) {
-    for (i64 I = d.first_own(from); I < N; I += d.ranks()) apply_pivot_stripe(e, p, J * S, own(I));
-  };
-  if (N > 0) d.owner_step(d.owner(0), f.threshold, [&] { factor(0); });
-  block p = N > 0 ? share(0) : block{};
-  std::exception_ptr pending;  // a failed early sweep: thrown at the agreement
-  for (i64 J = 0; J < N; ++J) {
-    const bool next = J + 1 < N;
-    if (next && !d.mine(J + 1)) {
-      try {
-        sweep(p, J, J + 1);
-      } catch (...) {
-        pending = std::current_exception();
-      }
-    }
-    if (next) {
-      d.owner_step(d.owner(J + 1), f.threshold, [&] {
-        apply_pivot_stripe(e, p, J * S, own(J + 1));
-        factor(J + 1);
-      });
-    }
-    // J's block stays valid on J + 1's owner (it receives nothing now).
-    const block pj = p;
-    if (next) p = share(J + 1);
-    d.agree([&] {
-      if (pending) std::rethrow_exception(pending);
-      if (next && d.mine(J + 1)) sweep(pj, J, J + 2);
+      factor_stripe_local(e, p, c0, f.Sp, f.threshold, ipiv + c0);
+      f.note_pivots(p, c0);
     });
-    for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, J * S, f.rows(J), f.rows(I));
-    pm.done += factor_flops(n, J * S, f.rows(J));
+    block p;
+    if (d.mine(J)) {
+      p = own(J);
+      if (d.ranks() > 1) d.broadcast(o, p.col(c0), count);
+    } else {
+      recv.resize(std::size_t(count));
+      d.broadcast(o, recv.data(), count);
+      p = {recv.data(), r, c0, n, r};
+    }
+    d.agree([&] {
+      for (i64 I = d.first_own(J + 1); I < N; I += d.ranks()) apply_pivot_stripe(e, p, c0, own(I));
+    });
+    pm.done += factor_flops(n, c0, r);
+    for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, c0, r, f.rows(I));
     pm.report(J + 1, nullptr, false);
   }
   f.finish(seconds_since(t0), 0);

@@ -134,9 +134,6 @@ using own_stripe_fn = std::function<block(std::int64_t J)>;
 // In memory on a CPU engine, local pivoting: for each J, its owner factors
 // it, broadcasts columns [J*S, n), and every rank eliminates it from its own
 // later stripes. ipiv + J*S: stripe J's in-stripe pivots (set on its owner).
-// With more than one rank, lookahead: the owner of J+1 eliminates J from
-// J+1 and factors it before the rest of its sweep of J, while the other
-// ranks sweep, so that no rank waits for a factorization it could overlap.
 void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
                       const own_stripe_fn& own, std::int64_t* ipiv);
 
