@@ -282,8 +282,7 @@ st::factor_setup stripe_lu::impl::setup() {
 void stripe_lu::impl::factor_in_memory() {
   in_core = true;
   rep.in_core = true;
-  lu.resize(a0.size());
-  for (std::size_t k = 0; k < a0.size(); ++k) st::assign_copy_huge(lu[k], a0[k]);
+  lu = a0;
   for (i64 J = first_own(0); J < N; J += P)  // A' = 2^-k A (k = 0: untouched)
     st::scale_block(rows(J), n, lu[std::size_t(J / P)].data(), rows(J), sc.exp);
   ipiv.assign(std::size_t(n), 0);
@@ -486,8 +485,7 @@ stripe_lu::stripe_lu(MPI_Comm comm, i64 n, const row_source& rows, const stripe_
     if (s.first_own(0) < s.N && !rows) throw invalid_argument("rows", "is an empty row_source");
     for (i64 J = s.first_own(0); J < s.N; J += s.P) {
       const i64 r = s.rows(J);
-      std::vector<double>& a = s.a0.emplace_back();
-      st::assign_zeros_huge(a, std::size_t(r * n));
+      std::vector<double>& a = s.a0.emplace_back(std::size_t(r * n), 0.0);
       rows(J * s.S, r, a.data(), r);
       for (i64 j = 0; j < n; ++j)
         for (i64 i = 0; i < r; ++i) {

@@ -2,12 +2,9 @@
 // (driver_common.hpp).
 #include "driver_common.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -88,37 +85,6 @@ stripe_sizes choose_stripe_sizes(i64 n, const stripe_lu_options& opt, i64 file_s
   z.S = S, z.Sp = Sp, z.m = m, z.N = N;
   z.G = N == 0 ? 0 : (N + m - 1) / m;
   return z;
-}
-
-void advise_huge_pages(void* p, std::size_t bytes) noexcept {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  const std::uintptr_t lo = (a + huge - 1) & ~(huge - 1), hi = (a + bytes) & ~(huge - 1);
-  if (p != nullptr && hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
-#else
-  (void)p, (void)bytes;
-#endif
-}
-
-std::unique_ptr<double[]> stripe_buffer(std::size_t count) {
-  std::unique_ptr<double[]> b(new double[count]);
-  advise_huge_pages(b.get(), count * sizeof(double));
-  return b;
-}
-
-void assign_zeros_huge(std::vector<double>& v, std::size_t count) {
-  std::vector<double>().swap(v);
-  v.reserve(count);  // allocated, not yet touched
-  advise_huge_pages(v.data(), count * sizeof(double));
-  v.resize(count, 0.0);
-}
-
-void assign_copy_huge(std::vector<double>& v, const std::vector<double>& src) {
-  std::vector<double>().swap(v);
-  v.reserve(src.size());
-  advise_huge_pages(v.data(), src.size() * sizeof(double));
-  v.assign(src.begin(), src.end());
 }
 
 double lu_flops(i64 n) { return 2.0 / 3.0 * double(n) * double(n) * double(n); }

@@ -10,9 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
-#include <vector>
 
 #include "exala/stripe_lu.hpp"
 
@@ -47,22 +45,6 @@ struct stripe_sizes {
 // exala::invalid_argument("substripe") when S' exceeds S.
 stripe_sizes choose_stripe_sizes(std::int64_t n, const stripe_lu_options& opt,
                                  std::int64_t file_stripe, bool out_of_core);
-
-// Stripe-sized buffers on huge pages. A stripe is written first right after
-// its allocation, and glibc maps an allocation this large fresh: with 4 KiB
-// pages every first touch is a page fault (n = 8000 in memory: 1 GiB of
-// stripes, about 1.5 s of faults on the 2-core VM, measured as
-// GLIBC_TUNABLES=glibc.malloc.hugetlb=1 against the default in
-// bench/results/mpi_lu_hugetlb.csv). Advising the memory as transparent
-// huge pages before the first touch (the kernel's THP mode "madvise", the
-// Debian default) makes that 512 times fewer faults. Best effort, no effect
-// on any value.
-void advise_huge_pages(void* p, std::size_t bytes) noexcept;
-// new double[count], advised (uninitialized).
-std::unique_ptr<double[]> stripe_buffer(std::size_t count);
-// v := count zeros / a copy of src, in fresh advised memory.
-void assign_zeros_huge(std::vector<double>& v, std::size_t count);
-void assign_copy_huge(std::vector<double>& v, const std::vector<double>& src);
 
 // Flops of the LU (2/3 n^3), the unit of progress and rates.
 double lu_flops(std::int64_t n);

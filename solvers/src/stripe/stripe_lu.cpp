@@ -117,7 +117,7 @@ st::factor_setup stripe_lu::impl::setup() {
 void stripe_lu::impl::factor_in_core() {
   in_core = true;
   rep.in_core = true;
-  st::assign_copy_huge(lu, a0);
+  lu = a0;
   st::scale_block(n, n, lu.data(), n, sc.exp);  // A' = 2^-k A (k = 0: untouched)
   ipiv.assign(std::size_t(n), 0);
   auto fe = st::make_factor_engine(opt);
@@ -327,7 +327,7 @@ stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& o
   s.opt = opt;
   s.n = n;
   s.choose_sizes(false);
-  st::assign_zeros_huge(s.a0, std::size_t(n * n));
+  s.a0.resize(std::size_t(n * n));
   double max_abs = 0;
   for (i64 j = 0; j < n; ++j)
     for (i64 i = 0; i < n; ++i) {
@@ -373,7 +373,7 @@ stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_o
                                           "): use local pivoting out of core");
     // In core from the work directory: load A, factor in memory.
     s.choose_sizes(false);
-    st::assign_zeros_huge(s.a0, std::size_t(s.n * s.n));
+    s.a0.resize(std::size_t(s.n * s.n));
     if (s.n > 0) s.store->read_original(0, s.n, 0, s.n, s.a0.data(), s.n);
     s.factor(false);
     return;
