@@ -36,147 +36,19 @@ using i64 = std::int64_t;
 
 namespace {
 
-// A matrix the same on every rank: entries uniform in [-0.5, 0.5]; graded:
-// column j scaled by 2^(-40 j / n) (condition number ~ 1e12).
-std::vector<double> test_matrix(i64 n, std::uint64_t seed, bool graded = false) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(-0.5, 0.5);
-  std::vector<double> a(std::size_t(n * n));
-  for (i64 j = 0; j < n; ++j)
-    for (i64 i = 0; i < n; ++i)
-      a[std::size_t(i + j * n)] = u(g) * (graded ? std::ldexp(1.0, -int(40 * j / std::max<i64>(n, 1))) : 1.0);
-  return a;
-}
-
-exala::mpi::row_source rows_of(const std::vector<double>& a, i64 n) {
-  return [&a, n](i64 r0, i64 rows, double* dst, i64 ld) {
-    for (i64 j = 0; j < n; ++j)
-      for (i64 i = 0; i < rows; ++i) dst[i + j * ld] = a[std::size_t(r0 + i + j * n)];
-  };
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * 8) == 0);
-}
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-// Everything the tests compare between the two factorizations.
-struct results {
-  std::vector<double> x1;  // each column solved alone
-  std::vector<double> xm;  // all columns in one call
-  std::vector<double> xr;  // refined, one column per call
-  std::vector<double> xrm; // refined, all columns in one call
-  std::vector<double> rr;  // the refine reports: steps, converged, before, after (per call)
-  double be = 0;           // backward error of xm
-};
-
-template <class LU>
-results solve_all(const LU& lu, i64 n, const std::vector<double>& B, i64 nrhs) {
-  const i64 ld = std::max<i64>(1, n);
-  results r;
-  r.x1 = B;
-  for (i64 c = 0; c < nrhs; ++c) lu.solve(1, r.x1.data() + c * ld, ld);
-  r.xm = B;
-  lu.solve(nrhs, r.xm.data(), ld);
-  r.xr.assign(B.size(), 0.0);
-  auto note = [&](const exala::refine_report& q) {
-    r.rr.insert(r.rr.end(), {double(q.steps), double(q.converged), q.backward_error_before,
-                             q.backward_error_after});
-  };
-  for (i64 c = 0; c < nrhs; ++c)
-    note(lu.solve_refined(1, B.data() + c * ld, ld, r.xr.data() + c * ld, ld, 10));
-  r.xrm.assign(B.size(), 0.0);
-  note(lu.solve_refined(nrhs, B.data(), ld, r.xrm.data(), ld, 10));
-  r.be = lu.backward_error(nrhs, B.data(), ld, r.xm.data(), ld);
-  return r;
-}
-
-// factors_only: the unrefined solutions only (the single process in core
-// computes ||A||_inf itself, out of core it reads the stored one, rounded
-// upward: backward errors, and so the refinement's stopping, may differ).
-void check_same(const results& got, const results& want, const std::string& what,
-                bool factors_only = false) {
-  BOOST_TEST_CONTEXT(what << " on rank " << t::rank() << " of " << t::size()) {
-    BOOST_TEST(same_bits(got.x1, want.x1));
-    BOOST_TEST(same_bits(got.xm, want.xm));
-    if (factors_only) return;
-    BOOST_TEST(same_bits(got.xr, want.xr));
-    BOOST_TEST(same_bits(got.xrm, want.xrm));
-    BOOST_TEST(same_bits(got.rr, want.rr));
-    BOOST_TEST(same_bits(got.be, want.be));
-  }
-}
-
-// Rank 0's results on every rank.
-void bcast(results& r) {
-  for (auto* v : {&r.x1, &r.xm, &r.xr, &r.xrm, &r.rr}) {
-    std::uint64_t len = v->size();
-    MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    v->resize(len);
-    if (len > 0) MPI_Bcast(v->data(), int(len), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  }
-  MPI_Bcast(&r.be, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-}
-
-std::vector<double> test_rhs(i64 n, i64 nrhs, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> b(std::size_t(std::max<i64>(1, n) * nrhs), 0.0);
-  for (auto& v : b) v = u(g);
-  return b;
-}
-
-// What a call did on this rank: "ok", "remote:<rank>", "arg:<name>",
-// "singular:<message>", "storage", or "other:<message>".
-std::string outcome(const std::function<void()>& f) {
-  try {
-    f();
-    return "ok";
-  } catch (const exala::mpi::remote_error& e) {
-    return "remote:" + std::to_string(e.rank());
-  } catch (const exala::invalid_argument& e) {
-    return "arg:" + e.argument();
-  } catch (const exala::singular_pivot& e) {
-    return std::string("singular:") + e.what();
-  } catch (const exala::storage_error&) {
-    return "storage";
-  } catch (const std::exception& e) {
-    return std::string("other:") + e.what();
-  }
-}
-
-// A fresh directory under /tmp, the same name on every rank, removed (by
-// rank 0, after a barrier) at the end of the scope.
-struct temp_dir {
-  fs::path path;
-  explicit temp_dir(const std::string& tag) {
-    static int counter = 0;
-    long long pid = t::rank() == 0 ? (long long)getpid() : 0;
-    MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-    path = fs::temp_directory_path() /
-           ("exala_mpi_slu_" + std::to_string(pid) + "_" + std::to_string(counter++) + "_" + tag);
-    if (t::rank() == 0) {
-      fs::remove_all(path);
-      fs::create_directories(path);
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-  }
-  ~temp_dir() {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (t::rank() == 0) {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  }
-  std::string sub(const std::string& name) const { return (path / name).string(); }
-  std::string rank_dir(const std::string& name) const {
-    return (path / (name + "_rank" + std::to_string(t::rank()))).string();
-  }
-};
-
 using t::all_finite;  // stripe_test_systems.hpp
+using t::bcast;
+using t::check_same;
 using t::generate;
+using t::outcome;
+using t::results;
+using t::rows_of;
+using t::same_bits;
 using t::scaled;
+using t::solve_all;
+using t::temp_dir;
+using t::test_matrix;
+using t::test_rhs;
 
 exala::stripe_lu_options base_options(i64 S, i64 Sp) {
   exala::stripe_lu_options o;
