@@ -313,9 +313,10 @@ cache_callbacks ooc_run::callbacks() {
   return cb;
 }
 
-// The group's m pivot stripes live beside the cache, whose budget is
-// cache_bytes less their room: a rank never holds more than cache_bytes of
-// stripes, and needs room for m pivots and two working stripes.
+// Room for m pivots and two working stripes. One process keeps its pivot
+// stripes in the cache (pinned: no copy); with more ranks the group's m
+// pivots live beside the cache, whose budget is cache_bytes less their room,
+// so that a rank never holds more than cache_bytes of stripes.
 std::uint64_t ooc_run::cache_budget() {
   const std::uint64_t stripe_bytes = std::uint64_t(S_) * std::uint64_t(n_) * 8u;
   std::uint64_t budget = 0;
@@ -327,7 +328,7 @@ std::uint64_t ooc_run::cache_budget() {
                                           " pivot stripe(s) plus two working stripes of " +
                                           std::to_string(stripe_bytes) +
                                           " bytes: raise the cache or lower the stripe or meta");
-    budget = f_.opt.cache_bytes - std::uint64_t(m_) * stripe_bytes;
+    budget = f_.opt.cache_bytes - (P_ == 1 ? 0 : std::uint64_t(m_) * stripe_bytes);
   });
   return budget;
 }
@@ -424,15 +425,21 @@ void ooc_run::run() {
   pm.report(rep.groups_resumed, nullptr, true);
 
   auto view = [&](cache_buffer& b) { return block{b.data.get(), b.rows, b.col0, n_, b.rows}; };
-  // The group's pivot stripes: member J's columns [pcol0, n) (ld rows(J));
-  // an own member keeps every column its buffer held (its lu_ file is written
-  // from them), a received one has [J*S, n).
+  // The group's pivot stripes: member J's columns [pcol0, n) (ld rows(J)).
+  // One process keeps a factored member in its cache buffer, acquired and
+  // pinned until the group's end (own_buf; the lu_ writer reads it there).
+  // With more ranks an own member is copied out with every column its buffer
+  // held (its lu_ file is written from them) and leaves the cache; a received
+  // one has [J*S, n).
+  const bool pin_own = P_ == 1;
   std::vector<std::vector<double>> piv(static_cast<std::size_t>(m_));
   std::vector<i64> pcol0(static_cast<std::size_t>(m_), 0);
   std::vector<std::vector<i64>> own_pv(static_cast<std::size_t>(m_));
+  std::vector<cache_buffer*> own_buf(static_cast<std::size_t>(m_), nullptr);
+  auto pivot_data = [&](std::size_t q) { return own_buf[q] ? own_buf[q]->data.get() : piv[q].data(); };
   auto pivot_block = [&](i64 J, i64 first) {
     const std::size_t q = std::size_t(J - first);
-    return block{piv[q].data(), rows(J), pcol0[q], n_, rows(J)};
+    return block{pivot_data(q), rows(J), pcol0[q], n_, rows(J)};
   };
   std::vector<i64> pv(static_cast<std::size_t>(S_));
   std::vector<double> whole;  // the lu_ writer's row buffer
@@ -448,6 +455,7 @@ void ooc_run::run() {
       if (!factored(J)) upcoming.push_back(J);
     upcoming.insert(upcoming.end(), targets.begin(), targets.end());
     cache.plan(upcoming);
+    std::fill(own_buf.begin(), own_buf.end(), nullptr);
     std::future<void> lu_writer;  // waited for at the sweep's agreement
 
     for (i64 J = first; J < last; ++J) {
@@ -467,11 +475,12 @@ void ooc_run::run() {
         struct release_at_exit {
           stripe_cache& c;
           i64 J;
+          bool keep = false;  // a pinned pivot: released at the group's end
           ~release_at_exit() {
-            try {
-              c.release(J);
-            } catch (...) {
-            }
+            if (!keep) try {
+                c.release(J);
+              } catch (...) {
+              }
           }
         } rel{cache, J};
         if (b.version != g)
@@ -493,13 +502,19 @@ void ooc_run::run() {
         f_.note_pivots(tb, J * S_);
         pm.done += factor_flops(n_, J * S_, r);
         pcol0[q] = b.col0;
-        pd.assign(b.data.get(), b.data.get() + r * b.ncols);
+        if (pin_own) {
+          cache.pin(J);
+          own_buf[q] = &b;
+          rel.keep = true;
+        } else {
+          pd.assign(b.data.get(), b.data.get() + r * b.ncols);
+        }
         own_pv[q].assign(pv.begin(), pv.begin() + r);
         to_write.push_back(J);
         // Never written back as act_ again: it becomes an lu_ file.
         b.version = b.disk_version = g + 1;
       });
-      if (d_.mine(J) && !factored(J)) cache.discard(J);
+      if (d_.mine(J) && !factored(J) && !pin_own) cache.discard(J);
       if (P_ > 1) {
         if (!d_.mine(J)) pd.resize(std::size_t(count));
         d_.broadcast(o, pd.data() + (J * S_ - pcol0[q]) * r, count);
@@ -517,7 +532,7 @@ void ooc_run::run() {
       lu_writer = std::async(std::launch::async, [&, first] {
         for (i64 J : to_write) {
           const std::size_t q = std::size_t(J - first);
-          write_lu(J, pcol0[q], piv[q].data(), own_pv[q], whole);
+          write_lu(J, pcol0[q], pivot_data(q), own_pv[q], whole);
         }
       });
     struct wait_at_exit {  // an exception must not leave the writer reading piv
@@ -608,6 +623,13 @@ void ooc_run::run() {
         last_checkpoint = clock_type::now();
       }
     });
+    // The pinned pivots (their lu_ files are complete) leave the cache.
+    for (i64 J = first; J < last; ++J)
+      if (own_buf[std::size_t(J - first)]) {
+        cache.release(J);
+        cache.unpin(J);
+        cache.discard(J);
+      }
     // Progress counts every rank's sweep (this rank's targets are counted above).
     for (i64 I = last; I < N_; ++I)
       if (!d_.mine(I) || factored(I) || std::find(targets.begin(), targets.end(), I) == targets.end())
