@@ -305,17 +305,11 @@ void stripe_lu::impl::factor_in_memory() {
   // (device_driver.hpp: fixed slot layout).
   st::device_engine& e = *fe.dev;
   rep.device = e.device_name();
-  struct unpin_at_exit {
-    st::device_engine& e;
-    std::vector<void*> p;
-    ~unpin_at_exit() {
-      for (void* q : p) e.unpin(q);
-    }
-  } pinned{e, {}};
+  st::pinned_host pinned(e);
   d.agree([&] {
     const auto tp = clock_type::now();
     for (auto& s : lu)
-      if (e.pin(s.data(), s.size() * sizeof(double))) pinned.p.push_back(s.data());
+      pinned.pin(s.data(), s.size() * sizeof(double));
     rep.pin_seconds = seconds_since(tp);
   });
   progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);

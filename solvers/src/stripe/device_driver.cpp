@@ -9,11 +9,14 @@
 namespace exala::detail::stripe {
 
 std::unique_ptr<device_engine> make_device_engine(const std::string& name, int threads) {
-  for (backend b : {backend::cuda, backend::opencl})
-    if (name == to_string(b)) {
-      const auto* h = hooks<stripe_engine_hooks>(b, hook_kind::stripe_engine);
-      return h && h->make ? h->make(threads) : nullptr;
-    }
+  auto make = [threads](backend b) -> std::unique_ptr<device_engine> {
+    const auto* h = hooks<stripe_engine_hooks>(b, hook_kind::stripe_engine);
+    return h && h->make ? h->make(threads) : nullptr;
+  };
+#define EXALA_ENGINE_OF_(b, desc) \
+  if (name == #b) return make(backend::b);
+  EXALA_BACKENDS(EXALA_ENGINE_OF_)
+#undef EXALA_ENGINE_OF_
   return nullptr;
 }
 

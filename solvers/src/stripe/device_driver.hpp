@@ -16,6 +16,7 @@
 // pinned for the copies to be asynchronous).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,25 @@
 #include "kernels.hpp"
 
 namespace exala::detail::stripe {
+
+// Host memory pinned for the engine's asynchronous copies (best effort, as
+// device_engine::pin), unpinned when this goes, also on an exception.
+class pinned_host {
+ public:
+  explicit pinned_host(device_engine& e) : e_(e) {}
+  ~pinned_host() {
+    for (void* p : pinned_) e_.unpin(p);
+  }
+  pinned_host(const pinned_host&) = delete;
+  pinned_host& operator=(const pinned_host&) = delete;
+  void pin(void* p, std::size_t bytes) {
+    if (e_.pin(p, bytes)) pinned_.push_back(p);
+  }
+
+ private:
+  device_engine& e_;
+  std::vector<void*> pinned_;
+};
 
 class device_stripes {
  public:

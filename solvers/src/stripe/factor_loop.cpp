@@ -125,13 +125,7 @@ i64 factor_in_memory_device(device_engine& e, distribution& d, i64 n, i64 S, i64
   // Received pivots land here (one buffer per slot), pinned like the own
   // stripes so that the copies are asynchronous.
   std::vector<std::vector<double>> recv;
-  struct unpin_at_exit {  // after recv: unpinned before it is freed
-    device_engine& e;
-    std::vector<void*> p;
-    ~unpin_at_exit() {
-      for (void* q : p) e.unpin(q);
-    }
-  } pinned{e, {}};
+  pinned_host pinned(e);  // after recv: unpinned before it is freed
   std::optional<device_stripes> ds;  // after `pinned`: synchronized before the unpinning
   i64 slots = N == 0 ? 1 : 0;
   d.agree([&] {
@@ -146,7 +140,7 @@ i64 factor_in_memory_device(device_engine& e, distribution& d, i64 n, i64 S, i64
     recv.resize(std::size_t(mg));
     for (auto& b : recv) {
       b.assign(std::size_t(S * n), 0.0);
-      if (e.pin(b.data(), b.size() * sizeof(double))) pinned.p.push_back(b.data());
+      pinned.pin(b.data(), b.size() * sizeof(double));
     }
     if (pin_seconds) *pin_seconds += seconds_since(tp);
   });

@@ -152,12 +152,8 @@ void stripe_lu::impl::factor_in_core_device(st::device_engine& e) {
   // Pinned host memory makes the copies asynchronous (not counted in the
   // factorization time: report.pin_seconds).
   const auto tp = clock_type::now();
-  e.pin(lu.data(), lu.size() * sizeof(double));
-  struct unpin_at_exit {
-    st::device_engine& e;
-    void* p;
-    ~unpin_at_exit() { e.unpin(p); }
-  } unpin{e, lu.data()};
+  st::pinned_host pinned(e);
+  pinned.pin(lu.data(), lu.size() * sizeof(double));
   rep.pin_seconds = seconds_since(tp);
   const auto t0 = clock_type::now();
   progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
