@@ -540,6 +540,7 @@ void ooc_run::run() {
     } writer_guard{lu_writer};
 
     // Sweep: eliminate the group from every own later stripe still behind.
+    const double sweep_start = pm.done;
     d_.agree([&] {
       if (pending) std::rethrow_exception(pending);
       // On a device engine up to two targets are in flight (uploaded,
@@ -624,10 +625,11 @@ void ooc_run::run() {
         cache.unpin(J);
         cache.discard(J);
       }
-    // Progress counts every rank's sweep (this rank's targets are counted above).
+    // Progress: the group's whole sweep, every rank's (this rank's targets
+    // were counted as they were done).
+    pm.done = sweep_start;
     for (i64 I = last; I < N_; ++I)
-      if (!d_.mine(I) || factored(I) || std::find(targets.begin(), targets.end(), I) == targets.end())
-        for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
+      for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
     const auto cs = cache.stats();
     pm.report(g + 1, &cs, true);
   }
