@@ -96,7 +96,7 @@ EXALA_HD constexpr int exponent_of(double a) noexcept {
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   if (biased != 0) return biased - 1023;
   const std::uint64_t frac = bits & ((std::uint64_t{1} << 52) - 1);
-  return -1074 + (63 - std::countl_zero(frac));
+  return -1074 + (63 - hd::countl_zero(frac));
 }
 
 // True when two_prod(a, b) is exact: a*b is finite and the error term cannot

@@ -14,3 +14,40 @@
 #else
 #define EXALA_HD
 #endif
+
+#include <bit>
+#include <cstdint>
+
+// Bit counts for EXALA_HD code. Never call std::countl_zero / countr_zero
+// there: nvcc 13 compiles libstdc++'s versions (GCC builtins) in device code
+// without a word, and folds them to a constant (the result for 0). On an
+// H200 that made every exponent scan and CRT length of the exact gemm wrong
+// while the host engine, the emulation and CI all passed.
+// tests/cmake/check_hd_bit_ops.cmake keeps EXALA_HD headers off <bit>'s counts.
+namespace exala::hd {
+
+EXALA_HD constexpr int countl_zero(std::uint64_t x) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __clzll(static_cast<long long>(x));  // 64 for 0
+#else
+  return std::countl_zero(x);
+#endif
+}
+
+EXALA_HD constexpr int countl_zero(std::uint32_t x) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __clz(static_cast<int>(x));  // 32 for 0
+#else
+  return std::countl_zero(x);
+#endif
+}
+
+EXALA_HD constexpr int countr_zero(std::uint64_t x) noexcept {
+#if defined(__CUDA_ARCH__)
+  return x == 0 ? 64 : __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return std::countr_zero(x);
+#endif
+}
+
+}  // namespace exala::hd

@@ -136,8 +136,8 @@ EXALA_HD inline void scan_value(double x, line_info& li) noexcept {
   if (ex == 0 && frac == 0) return;
   const u64 mant = frac | (u64{ex != 0} << 52);
   const int e0 = (ex != 0 ? ex : 1) - 1075;  // |x| = mant 2^e0
-  const int lo = e0 + std::countr_zero(mant);
-  const int hi = e0 + 63 - std::countl_zero(mant);
+  const int lo = e0 + exala::hd::countr_zero(mant);
+  const int hi = e0 + 63 - exala::hd::countl_zero(mant);
   if (hi > li.emax) li.emax = hi;
   if (lo < li.low) li.low = lo;
   li.abs_sum += std::fabs(x);
@@ -277,7 +277,7 @@ EXALA_HD inline known bound_value(u32* x, const crt_plan& P, const line_scale& s
     }
     for (int l = nl - 1; l >= 0; --l)
       if (x[l] != 0) {
-        bl = 32 * l + 32 - std::countl_zero(x[l]);
+        bl = 32 * l + 32 - exala::hd::countl_zero(x[l]);
         break;
       }
   }
