@@ -184,3 +184,16 @@ BOOST_AUTO_TEST_CASE(reductions_gemv_trsv_device_api) {
       if (ints) BOOST_TEST(exala::cuda::last_blas12_stats().host_outputs > 0);
     }
 }
+
+// The device-pointer API must see what the caller's default stream wrote
+// before the call (cudaMemcpy from pageable memory returns before its DMA
+// is done): its stream is a blocking one, ordered after the legacy default
+// stream. (A non-blocking stream read stale inputs on an H200.)
+BOOST_AUTO_TEST_CASE(device_api_stream_is_ordered_after_the_default_stream) {
+  const std::vector<double> x = {1.0, 2.0, 3.0};
+  const dev dx(x);
+  BOOST_TEST(exala::cuda::sum(3, dx.p, 1, rounding::to_nearest_even) == 6.0);
+  const std::vector<unsigned>& flags = exala_shim::stream_flags();
+  BOOST_REQUIRE(!flags.empty());
+  for (unsigned f : flags) BOOST_TEST(f == cudaStreamDefault);
+}

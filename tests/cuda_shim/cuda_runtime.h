@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <vector>
 #include <mutex>
 
 #include "cuda_emulation.hpp"
@@ -28,6 +29,7 @@ struct cudaPointerAttributes {
 };
 struct CUstream_st {};
 using cudaStream_t = CUstream_st*;
+constexpr unsigned cudaStreamDefault = 0;
 constexpr unsigned cudaStreamNonBlocking = 1;
 
 namespace exala_shim {
@@ -40,6 +42,13 @@ inline std::mutex& allocations_mutex() {
   static std::mutex m;
   return m;
 }
+// The flags of every stream created so far, in order (test_cuda_drivers
+// checks that the device-pointer API's stream is ordered after the
+// caller's default-stream work).
+inline std::vector<unsigned>& stream_flags() {
+  static std::vector<unsigned> f;
+  return f;
+}
 }  // namespace exala_shim
 
 inline const char* cudaGetErrorString(cudaError_t e) {
@@ -51,7 +60,8 @@ inline cudaError_t cudaGetDeviceCount(int* n) {
   return cudaSuccess;
 }
 inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
-inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags) {
+  exala_shim::stream_flags().push_back(flags);
   static CUstream_st one;
   *s = &one;
   return cudaSuccess;

@@ -55,7 +55,12 @@ inline context& ctx() {
     auto* x = new context;
     x->device = chosen_device();
     check(cudaSetDevice(x->device), "cudaSetDevice");
-    check(cudaStreamCreateWithFlags(&x->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    // A blocking stream: the caller's work on the default stream (a cudaMemcpy
+    // from pageable memory returns before its DMA ends; a kernel that wrote x)
+    // is ordered before ours, as it is for cuBLAS on its default stream. A
+    // non-blocking stream read stale inputs on an H200 (test_blas12_cuda's dot
+    // at n = 65537, one run in two).
+    check(cudaStreamCreateWithFlags(&x->stream, cudaStreamDefault), "cudaStreamCreate");
     check(cublasCreate(&x->blas), "cublasCreate");
     check(cublasSetStream(x->blas, x->stream), "cublasSetStream");
     check(cublasSetPointerMode(x->blas, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
