@@ -33,9 +33,6 @@
 
 #include "exala/checked.hpp"
 #include "exala/stripe_lu.hpp"
-#ifdef EXALA_CLI_HAVE_CUDA
-#include "exala/cuda.hpp"  // registers --engine cuda
-#endif
 #include "matrix_market.hpp"
 #include "progress.hpp"
 

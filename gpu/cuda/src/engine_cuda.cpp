@@ -28,6 +28,7 @@
 #include "cuda_check.hpp"
 #include "exala/error.hpp"
 #include "laswp.hpp"
+#include "plugin_tables.hpp"
 #include "stripe/engine.hpp"
 
 namespace exala::cuda {
@@ -307,12 +308,19 @@ class cuda_engine final : public st::device_engine {
 
 }  // namespace
 
+namespace detail {
+const void* stripe_engine_table() {
+  static const st::stripe_engine_hooks hooks{[](int threads) -> std::unique_ptr<st::device_engine> {
+    return std::make_unique<cuda_engine>(threads);
+  }};
+  return &hooks;
+}
+}  // namespace detail
+
 bool register_stripe_engine() noexcept {
   try {
-    static const st::stripe_engine_hooks hooks{[](int threads) -> std::unique_ptr<st::device_engine> {
-      return std::make_unique<cuda_engine>(threads);
-    }};
-    exala::detail::register_hooks(backend::cuda, exala::detail::hook_kind::stripe_engine, &hooks);
+    exala::detail::register_hooks(backend::cuda, exala::detail::hook_kind::stripe_engine,
+                                  detail::stripe_engine_table());
     return true;
   } catch (...) {
     return false;

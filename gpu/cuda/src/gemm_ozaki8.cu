@@ -44,6 +44,7 @@
 #include "exala/detail/ozaki8.hpp"
 #include "exala/detail/ozaki8_engine.hpp"
 #include "gemm_ozaki8_kernels.cuh"
+#include "plugin_tables.hpp"
 #include "exala/error.hpp"
 
 namespace exala::cuda {
@@ -268,6 +269,10 @@ void gemm_from_host(const oz::gemm_args& g) {
 const exala::detail::cuda_blas3_hooks hooks{&gemm_from_host};
 
 }  // namespace
+
+namespace detail {
+const void* blas3_table() noexcept { return &hooks; }
+}  // namespace detail
 
 bool register_backend() noexcept {
   exala::detail::register_hooks(backend::cuda, exala::detail::hook_kind::blas3, &hooks);

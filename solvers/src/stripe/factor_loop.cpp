@@ -2,6 +2,8 @@
 // process and for P MPI ranks (factor_loop.hpp).
 #include "factor_loop.hpp"
 
+#include "exala/detail/backend_hooks.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -27,9 +29,13 @@ factor_engine make_factor_engine(const stripe_lu_options& opt) {
     return f;
   }
   f.dev = make_device_engine(opt.engine, opt.threads);
-  if (!f.dev)
-    throw not_compiled_in("the stripe LU engine '" + opt.engine +
-                          "' (build with CUDA, link exala::gpu_cuda and include <exala/cuda.hpp>)");
+  if (!f.dev) {
+    // A build with CUDA loads the engine from its plugin: say why that failed.
+    const std::string why = opt.engine == "cuda" ? exala::detail::plugin_load_error(backend::cuda) : std::string();
+    throw not_compiled_in("the stripe LU engine '" + opt.engine + "' (" +
+                          (why.empty() ? "build with CUDA, link exala::gpu_cuda and include <exala/cuda.hpp>" : why) +
+                          ")");
+  }
   return f;
 }
 

@@ -15,6 +15,8 @@
 //   stripe_engine  stripe_engine_hooks (solvers/src/stripe/engine.hpp)
 #pragma once
 
+#include <string>
+
 #include "exala/backend.hpp"
 
 namespace exala::detail {
@@ -24,8 +26,23 @@ enum class hook_kind : int { blas1, blas2, blas3, stripe_engine };
 // Registers `table` (static storage; nullptr removes it) for (b, k).
 // Thread-safe; the last registration wins.
 void register_hooks(backend b, hook_kind k, const void* table) noexcept;
-// The table registered for (b, k), or nullptr.
+// The table registered for (b, k), or nullptr. backend::cuda, when built,
+// is loaded on demand: if nothing registered a cuda table, the first such
+// call loads the plugin libexala_cuda.so (gpu/cuda/src/plugin.cpp) once,
+// which registers its tables here, so that a program that never asks for
+// cuda never loads CUDA's libraries. The plugin is EXALA_CUDA_PLUGIN (a
+// path) if set, else libexala_cuda.so beside the module that holds this
+// registry (the executable or libexala*.so), in ../lib from it, in the
+// installed lib directory, or on the loader's search path.
 const void* registered_hooks(backend b, hook_kind k) noexcept;
+// Why backend b's plugin could not be loaded ("" when it was not tried,
+// loaded, or b has none): for the "not registered" errors.
+std::string plugin_load_error(backend b);
+
+// The plugin's one entry point, exala_cuda_plugin_register(plugin_abi,
+// version, register_hooks): 0 when it registered its tables.
+inline constexpr int plugin_abi = 1;
+using plugin_register_fn = void (*)(backend, hook_kind, const void*);
 
 // The error of every front end when backend b is compiled in but its code
 // was not registered in this program (`routine`, if not null, opens the
