@@ -1118,6 +1118,29 @@ contains
                  same_mat(c, c_ref) .and. same_vec(xs, x_ref), &
                  'backend ' // exala_backend_name(backends(k)) // ' == reference, bit for bit')
     end do
+    ! backend cuda, where the build has it (libexala loads it from the plugin
+    ! libexala_cuda.so): a 256^3 product, past the size that runs on the CPU,
+    ! gives the reference's bits on a GPU, else a runtime error naming CUDA.
+    if (exala_backend_compiled_in(EXALA_BACKEND_CUDA) /= 0) then
+      block
+        real(c_double), allocatable :: big(:,:), cb(:,:), cb_ref(:,:)
+        allocate (big(256, 256))
+        do j = 1, 256
+          big(:, j) = [(wide_double(20), i = 1, 256)]
+        end do
+        status = exala_set_backend('reference')
+        cb_ref = exala_gemm(big, transpose(big))
+        status = exala_set_backend(EXALA_BACKEND_CUDA)
+        call check(status == EXALA_SUCCESS, 'set backend cuda')
+        cb = exala_gemm(big, transpose(big), status=status)
+        if (status == EXALA_SUCCESS) then
+          call check(same_mat(cb, cb_ref), 'backend cuda (plugin) == reference, bit for bit')
+        else
+          call check(status == EXALA_ERROR_RUNTIME .and. names('CUDA'), &
+                     'backend cuda without a device: a runtime error naming CUDA')
+        end if
+      end block
+    end if
     status = exala_set_backend('OMP')
     call check(status == EXALA_SUCCESS .or. status == EXALA_ERROR_NOT_COMPILED_IN, &
                'backend names are case-insensitive')
