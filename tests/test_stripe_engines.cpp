@@ -1,6 +1,13 @@
-// tests/test_stripe_cuda.cpp - the stripe LU on the CUDA engine (cuBLAS /
-// cuSOLVER), run on the GPU machine (ctest label `cuda`; CI has no GPU and
-// skips the label). Without a device every case is skipped and says so.
+// tests/test_stripe_engines.cpp - the single-process stripe LU on a device
+// engine, one source built twice (tests/CMakeLists.txt):
+// - test_stripe_cuda: the CUDA engine (cuBLAS / cuSOLVER, exala::gpu_cuda),
+//   run on the GPU machine (ctest label `cuda`; CI has no GPU and skips the
+//   label). Without a device every case is skipped and says so.
+// - test_stripe_fakedev (EXALA_TEST_FAKE_DEVICE; label unit, CI): the fake
+//   device of fake_device_engine.hpp, registered as "cuda": the device driver
+//   path (slots, pivot groups, streamed stripes, out of core, resume) with
+//   the CPU engine's arithmetic, and every dense call on device memory.
+// The MPI builds of the same idea: tests/mpi/test_mpi_stripe_engines.cpp.
 //
 // Oracles: LAPACK dgesv_ (agreement within a bound from the condition
 // number), the MPFR exact residual for the refined backward error <= 2u, and
@@ -8,7 +15,7 @@
 // engine: in core with every pivot-slot count (one group, or groups with the
 // later stripes streamed through), and out of core with small and unlimited
 // caches, orders and meta counts, and a resumed finished run.
-#define BOOST_TEST_MODULE exala_stripe_cuda
+#define BOOST_TEST_MODULE exala_stripe_engines
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -16,18 +23,41 @@
 #include <string>
 #include <vector>
 
-#include "exala/cuda.hpp"
 #include "exala/error.hpp"
 #include "exala/stripe_lu.hpp"
 #include "stripe_test_common.hpp"
+#ifdef EXALA_TEST_FAKE_DEVICE
+#include "fake_device_engine.hpp"  // registers the fake "cuda" engine
+#else
+#include "exala/cuda.hpp"  // registers the "cuda" engine
+#endif
 
 namespace {
 
 struct has_device {
   boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+#ifdef EXALA_TEST_FAKE_DEVICE
+    return true;
+#else
     boost::test_tools::assertion_result r(exala::cuda::device_count() > 0);
     if (!r) r.message() << "no CUDA device: the CUDA engine is not tested here";
     return r;
+#endif
+  }
+};
+
+// The fake device's counters around a factorization: it uploaded stripes,
+// and every dense call had device operands. (Nothing to check on CUDA.)
+struct device_use {
+#ifdef EXALA_TEST_FAKE_DEVICE
+  long calls0 = fake_dense_calls, foreign0 = fake_foreign_calls, uploads0 = fake_uploads;
+#endif
+  void check() const {
+#ifdef EXALA_TEST_FAKE_DEVICE
+    BOOST_TEST(fake_uploads > uploads0);
+    BOOST_TEST(fake_dense_calls > calls0);
+    BOOST_TEST(fake_foreign_calls == foreign0);
+#endif
   }
 };
 
@@ -60,7 +90,9 @@ BOOST_AUTO_TEST_CASE(matches_dgesv_and_refines_to_2u, *boost::unit_test::precond
       for (auto piv : {exala::pivoting::local, exala::pivoting::partial}) {
         auto o = cuda_opts(std::min<i64>(128, n), std::min<i64>(32, n));
         o.pivot = piv;
+        const device_use use;
         exala::stripe_lu lu(n, a.data(), n, o);
+        use.check();
         BOOST_TEST(lu.report().engine == "cuda");
         BOOST_TEST(!lu.report().device.empty());
         std::vector<double> x = b;
@@ -91,7 +123,9 @@ BOOST_AUTO_TEST_CASE(bits_do_not_depend_on_pivot_slots, *boost::unit_test::preco
     BOOST_TEST_CONTEXT("meta " << meta) {
       o.order = exala::stripe_order::meta_zigzag;
       o.meta = meta;
+      const device_use use;
       exala::stripe_lu lu(n, a.data(), n, o);
+      use.check();
       BOOST_TEST(lu.report().meta == meta);
       std::vector<double> x = b;
       lu.solve(1, x.data(), n);
@@ -100,7 +134,7 @@ BOOST_AUTO_TEST_CASE(bits_do_not_depend_on_pivot_slots, *boost::unit_test::preco
   }
 }
 
-// Out of core on the CUDA engine: the in-core bits for small and unlimited
+// Out of core on the device engine: the in-core bits for small and unlimited
 // caches, every order and several meta counts, and after resuming.
 BOOST_AUTO_TEST_CASE(out_of_core_gives_the_in_core_bits, *boost::unit_test::precondition(has_device())) {
   temp_dir d("ooc");
@@ -127,7 +161,9 @@ BOOST_AUTO_TEST_CASE(out_of_core_gives_the_in_core_bits, *boost::unit_test::prec
       o.meta = c.meta;
       o.cache_bytes = c.cache;
       o.resume = false;
+      const device_use use;
       exala::stripe_lu lu({d.str()}, o);
+      use.check();
       BOOST_TEST(lu.report().engine == "cuda");
       std::vector<double> x = b;
       lu.solve(2, x.data(), n);
