@@ -20,6 +20,8 @@
 //     backward_stripe, on the owner), MPI_Bcast of y_J;
 //   residual: agree around every rank's exala::gemv of its stripes' rows,
 //     then one MPI_Bcast of r_J per stripe.
+// (The solve and residual loops are factor_loop.hpp's solve_by_stripes and
+// residual_by_stripes, shared with the single process.)
 #include <mpi.h>
 
 #include <algorithm>
@@ -216,14 +218,6 @@ void check_max_refine(int max_refine) {
     throw invalid_argument("max_refine", "must be in 0..100, got " + std::to_string(max_refine));
 }
 
-// Rows [r0, r0 + r) x nrhs of y (ldy) to and from a packed buffer.
-void pack_rows(const double* y, i64 ldy, i64 r0, i64 r, i64 nrhs, double* buf) {
-  for (i64 c = 0; c < nrhs; ++c) std::memcpy(buf + c * r, y + r0 + c * ldy, std::size_t(r) * 8u);
-}
-void unpack_rows(const double* buf, i64 r0, i64 r, i64 nrhs, double* y, i64 ldy) {
-  for (i64 c = 0; c < nrhs; ++c) std::memcpy(y + r0 + c * ldy, buf + c * r, std::size_t(r) * 8u);
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------- impl
@@ -333,12 +327,15 @@ void stripe_lu::impl::factor_in_memory() {
 // y := A^-1 y as the single process computes it: stripe J's interchanges and
 // forward_stripe on its owner (the earlier y rows are final and replicated),
 // y_J broadcast; then backward_stripe from the last stripe up.
+// The solve phase and the residual of factor_loop.hpp over the ranks: each
+// stripe's owner works from its in-memory copies (lu / a0, ld rows(J)) or its
+// store through a cache of its own stripes.
 void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
-  if (n == 0 || nrhs == 0) return;
+  dist::rank_distribution d(comm);
   std::unique_ptr<st::dense_engine> e;
   std::unique_ptr<st::stripe_cache> cache;
   std::vector<i64> piv;  // out of core: read with the lu_ stripes
-  detail::agree(comm, [&] {
+  auto prepare = [&] {
     e = st::make_cpu_engine(opt.threads);
     if (in_core) return;
     piv.assign(std::size_t(n), 0);
@@ -350,89 +347,37 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
     for (i64 J = first_own(0); J < N; J += P) order.push_back(J);
     for (i64 k = i64(order.size()) - 1; k >= 0; --k) order.push_back(order[std::size_t(k)]);
     cache->plan(order);
-  });
-  std::vector<double> buf;
-  auto step = [&](i64 J, bool forward) {
-    const int o = owner(J);
-    const i64 r = rows(J), r0 = J * S;
-    buf.resize(std::size_t(r * nrhs));
-    owner_step(comm, o, 0, [&] {
-      const double* data = nullptr;
-      const i64* pv = nullptr;
-      if (in_core) {
-        data = lu[std::size_t(J / P)].data();
-        pv = ipiv.data() + r0;
-      } else {
-        data = cache->acquire(J).data.get();
-        pv = piv.data() + r0;
-      }
-      struct release_at_exit {
-        st::stripe_cache* c;
-        i64 J;
-        ~release_at_exit() {
-          if (c) c->release(J);
-        }
-      } rel{in_core ? nullptr : cache.get(), J};
-      const st::block blk{const_cast<double*>(data), r, 0, n, r};
-      if (forward) {
-        for (i64 i = 0; i < r; ++i) {
-          const i64 a = r0 + i, t = r0 + pv[i];
-          if (a != t)
-            for (i64 c = 0; c < nrhs; ++c) std::swap(y[a + c * ldy], y[t + c * ldy]);
-        }
-        st::forward_stripe(*e, blk, r0, nrhs, y, ldy);
-      } else {
-        st::backward_stripe(*e, blk, r0, nrhs, y, ldy);
-      }
-      pack_rows(y, ldy, r0, r, nrhs, buf.data());
-    });
-    bcast_doubles(comm, o, buf.data(), r * nrhs);
-    if (o != rank) unpack_rows(buf.data(), r0, r, nrhs, y, ldy);
   };
-  for (i64 J = 0; J < N; ++J) step(J, true);
-  for (i64 J = N - 1; J >= 0; --J) step(J, false);
+  st::solve_by_stripes(d, n, S, N, nrhs, y, ldy, prepare, [&]() -> st::dense_engine& { return *e; },
+                       [&](i64 J) -> st::lu_view {
+                         const i64 r = rows(J);
+                         if (in_core)
+                           return {{const_cast<double*>(lu[std::size_t(J / P)].data()), r, 0, n, r},
+                                   ipiv.data() + J * S};
+                         st::cache_buffer& b = cache->acquire(J);
+                         return {{b.data.get(), r, 0, n, r}, piv.data() + J * S, [&cache, J] { cache->release(J); }};
+                       });
 }
 
-// r := b - A x, each entry rounded once from the exact value (exala::gemv):
-// every rank its own stripes' rows, from the original rows it keeps; then
-// each r_J broadcast by its owner.
+// r := b - A x, each entry rounded once from the exact value (exala::gemv).
 void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
                                double* r) const {
-  const exec ex{is_compiled_in(backend::omp) ? backend::omp : backend::simd, opt.threads};
-  for (i64 c = 0; c < nrhs; ++c)
-    for (i64 i = 0; i < n; ++i) r[i + c * n] = b[i + c * ldb];
-  if (n == 0 || nrhs == 0) return;
-  detail::agree(comm, [&] {
-    auto rows_of = [&](i64 I, const double* a) {
-      for (i64 c = 0; c < nrhs; ++c)
-        gemv(layout::col_major, transpose::none, rows(I), n, -1.0, a, rows(I), x + c * ldx, 1, 1.0,
-             r + I * S + c * n, 1, ex);
-    };
-    if (in_core) {
-      for (i64 I = first_own(0); I < N; I += P) rows_of(I, a0[std::size_t(I / P)].data());
-      return;
-    }
+  dist::rank_distribution d(comm);
+  std::unique_ptr<st::stripe_cache> cache;
+  auto prepare = [&] {
+    if (in_core) return;
     const st::store& sto = *rs;
-    auto cache = whole_stripes(
+    cache = whole_stripes(
         [this, &sto](i64 I, double* dst) { sto.read_original(I * S, rows(I), 0, n, dst, rows(I)); });
     std::vector<i64> order;
     for (i64 I = first_own(0); I < N; I += P) order.push_back(I);
     cache->plan(order);
-    for (i64 I : order) {
-      st::cache_buffer& a = cache->acquire(I);
-      rows_of(I, a.data.get());
-      cache->release(I);
-    }
+  };
+  st::residual_by_stripes(d, n, S, N, nrhs, b, ldb, x, ldx, r, opt.threads, prepare, [&](i64 I) -> st::rows_view {
+    if (in_core) return {a0[std::size_t(I / P)].data(), rows(I)};
+    st::cache_buffer& a = cache->acquire(I);
+    return {a.data.get(), a.rows, [&cache, I] { cache->release(I); }};
   });
-  std::vector<double> buf;
-  for (i64 J = 0; J < N; ++J) {
-    const int o = owner(J);
-    const i64 rj = rows(J);
-    buf.resize(std::size_t(rj * nrhs));
-    if (o == rank) pack_rows(r, n, J * S, rj, nrhs, buf.data());
-    bcast_doubles(comm, o, buf.data(), rj * nrhs);
-    if (o != rank) unpack_rows(buf.data(), J * S, rj, nrhs, r, n);
-  }
 }
 
 double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,

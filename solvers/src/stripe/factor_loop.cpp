@@ -2,8 +2,6 @@
 // process and for P MPI ranks (factor_loop.hpp).
 #include "factor_loop.hpp"
 
-#include "exala/detail/backend_hooks.hpp"
-
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -15,6 +13,8 @@
 #include "device_driver.hpp"
 #include "driver_common.hpp"
 #include "engine.hpp"
+#include "exala/blas2.hpp"
+#include "exala/detail/backend_hooks.hpp"
 #include "exala/error.hpp"
 #include "store.hpp"
 
@@ -659,6 +659,88 @@ void factor_out_of_core(const factor_setup& f, distribution& d, dense_engine& en
   ooc_run run(f, d, eng, dev, sto);
   run.open_journal(journal, restart_hint);
   run.run();
+}
+
+// ------------------------------------------------- after the factorization
+
+namespace {
+// Rows [r0, r0 + r) of y's nrhs columns into buf (r x nrhs) and back.
+void pack_rows(const double* y, i64 ldy, i64 r0, i64 r, i64 nrhs, double* buf) {
+  for (i64 c = 0; c < nrhs; ++c) std::copy_n(y + r0 + c * ldy, r, buf + c * r);
+}
+void unpack_rows(const double* buf, i64 r0, i64 r, i64 nrhs, double* y, i64 ldy) {
+  for (i64 c = 0; c < nrhs; ++c) std::copy_n(buf + c * r, r, y + r0 + c * ldy);
+}
+// Sends rows [r0, r0 + r) of y from their owner o to every rank.
+void share_rows(distribution& d, int o, i64 r0, i64 r, i64 nrhs, double* y, i64 ldy, std::vector<double>& buf) {
+  if (d.ranks() == 1) return;
+  buf.resize(std::size_t(r * nrhs));
+  if (o == d.rank()) pack_rows(y, ldy, r0, r, nrhs, buf.data());
+  d.broadcast(o, buf.data(), r * nrhs);
+  if (o != d.rank()) unpack_rows(buf.data(), r0, r, nrhs, y, ldy);
+}
+}  // namespace
+
+void solve_by_stripes(distribution& d, i64 n, i64 S, i64 N, i64 nrhs, double* y, i64 ldy,
+                      const std::function<void()>& prepare, const std::function<dense_engine&()>& engine,
+                      const std::function<lu_view(i64 J)>& lu_of) {
+  if (n == 0 || nrhs == 0) return;
+  d.agree(prepare);
+  std::vector<double> buf;
+  auto step = [&](i64 J, bool forward) {
+    const int o = d.owner(J);
+    const i64 r = std::min(S, n - J * S), r0 = J * S;
+    d.owner_step(o, 0, [&] {
+      lu_view v = lu_of(J);
+      struct done_at_exit {
+        std::function<void()>& f;
+        ~done_at_exit() {
+          if (f) f();
+        }
+      } done{v.done};
+      if (forward) {
+        if (v.piv != nullptr)
+          for (i64 i = 0; i < r; ++i) {
+            const i64 a = r0 + i, t = r0 + v.piv[i];
+            if (a != t)
+              for (i64 c = 0; c < nrhs; ++c) std::swap(y[a + c * ldy], y[t + c * ldy]);
+          }
+        forward_stripe(engine(), v.b, r0, nrhs, y, ldy);
+      } else {
+        backward_stripe(engine(), v.b, r0, nrhs, y, ldy);
+      }
+    });
+    share_rows(d, o, r0, r, nrhs, y, ldy, buf);
+  };
+  for (i64 J = 0; J < N; ++J) step(J, true);
+  for (i64 J = N - 1; J >= 0; --J) step(J, false);
+}
+
+void residual_by_stripes(distribution& d, i64 n, i64 S, i64 N, i64 nrhs, const double* b, i64 ldb,
+                         const double* x, i64 ldx, double* r, int threads, const std::function<void()>& prepare,
+                         const std::function<rows_view(i64 I)>& rows_of) {
+  const exec ex{is_compiled_in(backend::omp) ? backend::omp : backend::simd, threads};
+  for (i64 c = 0; c < nrhs; ++c)
+    for (i64 i = 0; i < n; ++i) r[i + c * n] = b[i + c * ldb];
+  if (n == 0 || nrhs == 0) return;  // nothing to compute (and gemv wants lda >= 1)
+  auto rows = [&](i64 I) { return std::min(S, n - I * S); };
+  d.agree([&] {
+    prepare();
+    for (i64 I = d.first_own(0); I < N; I += d.ranks()) {
+      rows_view v = rows_of(I);
+      struct done_at_exit {
+        std::function<void()>& f;
+        ~done_at_exit() {
+          if (f) f();
+        }
+      } done{v.done};
+      for (i64 c = 0; c < nrhs; ++c)
+        gemv(layout::col_major, transpose::none, rows(I), n, -1.0, v.a, v.lda, x + c * ldx, 1, 1.0,
+             r + I * S + c * n, 1, ex);
+    }
+  });
+  std::vector<double> buf;
+  for (i64 J = 0; J < N; ++J) share_rows(d, d.owner(J), J * S, rows(J), nrhs, r, n, buf);
 }
 
 }  // namespace exala::detail::stripe

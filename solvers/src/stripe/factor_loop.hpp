@@ -161,4 +161,41 @@ void factor_out_of_core(const factor_setup& f, distribution& d, dense_engine& en
                         device_engine* dev, store& sto, const std::string& journal,
                         const std::string& restart_hint);
 
+// ------------------------------------------------- after the factorization
+// The solve phase and the exact residual of both drivers, written once over
+// a distribution (the CPU engine: O(n^2) work on host data).
+
+// Stripe J's factors on its owner: rows(J) x n from column 0, and its
+// in-stripe pivots relative to J*S (nullptr: y was permuted beforehand, as
+// for partial pivoting); `done` runs when the step no longer needs them.
+struct lu_view {
+  block b;
+  const std::int64_t* piv = nullptr;
+  std::function<void()> done = {};
+};
+// y := (LU)^-1 P y (nrhs columns, ldy): forward over J = 0..N-1, then back;
+// each y_J on its owner (owner_step: an error there is every rank's), then
+// sent to every rank. `prepare` runs first on every rank inside one
+// agreement (the drivers make the engine and open their lu_ caches there).
+void solve_by_stripes(distribution& d, std::int64_t n, std::int64_t S, std::int64_t N, std::int64_t nrhs,
+                      double* y, std::int64_t ldy, const std::function<void()>& prepare,
+                      const std::function<dense_engine&()>& engine,
+                      const std::function<lu_view(std::int64_t J)>& lu_of);
+
+// The original rows of stripe I on its owner: rows(I) x n, leading dimension
+// lda; `done` runs when they are no longer needed.
+struct rows_view {
+  const double* a = nullptr;
+  std::int64_t lda = 0;
+  std::function<void()> done = {};
+};
+// r := b - A x (n x nrhs, ld n), each entry the exact value rounded once
+// (exala::gemv, so the stripe split cannot change a bit): every rank its own
+// stripes' rows inside one agreement (after `prepare`), then each r_I sent
+// to every rank.
+void residual_by_stripes(distribution& d, std::int64_t n, std::int64_t S, std::int64_t N, std::int64_t nrhs,
+                         const double* b, std::int64_t ldb, const double* x, std::int64_t ldx, double* r,
+                         int threads, const std::function<void()>& prepare,
+                         const std::function<rows_view(std::int64_t I)>& rows_of);
+
 }  // namespace exala::detail::stripe

@@ -221,73 +221,58 @@ void stripe_lu::impl::permute(i64 nrhs, double* y, i64 ldy) const {
   }
 }
 
+// The solve phase and the residual of factor_loop.hpp on one process (a
+// plain distribution): in core from lu / a0 (ld n); out of core the lu_ and
+// orig_ stripes streamed through a cache (the stripes cached at the end of
+// the forward pass start the backward one).
 void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
-  if (n == 0 || nrhs == 0) return;
-  auto e = make_engine(opt);
-  if (in_core) {
-    permute(nrhs, y, ldy);
-    for (i64 J = 0; J < N; ++J)
-      st::forward_stripe(*e, {const_cast<double*>(lu.data()) + J * S, rows(J), 0, n, n}, J * S, nrhs, y, ldy);
-    for (i64 J = N - 1; J >= 0; --J)
-      st::backward_stripe(*e, {const_cast<double*>(lu.data()) + J * S, rows(J), 0, n, n}, J * S, nrhs, y, ldy);
-    return;
-  }
-  // Out of core: lu_ stripes streamed through a cache, forward then backward
-  // (the stripes cached at the end of the forward pass start the backward one).
-  st::store& sto = const_cast<st::store&>(*store);
-  std::vector<i64> piv(static_cast<std::size_t>(n));
-  auto cache_ptr = whole_stripes([&](i64 J, double* dst) {
-    sto.read_lu(J, rows(J), 0, n, dst, rows(J), piv.data() + J * S);
-  });
-  st::stripe_cache& cache = *cache_ptr;
-  std::vector<i64> order;
-  for (i64 J = 0; J < N; ++J) order.push_back(J);
-  for (i64 J = N - 1; J >= 0; --J) order.push_back(J);
-  cache.plan(order);
-  for (i64 J = 0; J < N; ++J) {
-    st::cache_buffer& b = cache.acquire(J);
-    for (i64 i = 0; i < b.rows; ++i) {
-      const i64 a = J * S + i, t = J * S + piv[std::size_t(a)];
-      if (a != t)
-        for (i64 c = 0; c < nrhs; ++c) std::swap(y[a + c * ldy], y[t + c * ldy]);
+  st::distribution one;
+  std::unique_ptr<st::dense_engine> e;
+  std::unique_ptr<st::stripe_cache> cache;
+  std::vector<i64> piv;  // out of core: read with the lu_ stripes
+  auto prepare = [&] {
+    e = make_engine(opt);
+    if (in_core) {
+      permute(nrhs, y, ldy);  // every pivot at once (partial pivoting crosses stripes)
+      return;
     }
-    st::forward_stripe(*e, {b.data.get(), b.rows, 0, n, b.rows}, J * S, nrhs, y, ldy);
-    cache.release(J);
-  }
-  for (i64 J = N - 1; J >= 0; --J) {
-    st::cache_buffer& b = cache.acquire(J);
-    st::backward_stripe(*e, {b.data.get(), b.rows, 0, n, b.rows}, J * S, nrhs, y, ldy);
-    cache.release(J);
-  }
+    st::store& sto = const_cast<st::store&>(*store);
+    piv.assign(std::size_t(n), 0);
+    cache = whole_stripes([&](i64 J, double* dst) {
+      sto.read_lu(J, rows(J), 0, n, dst, rows(J), piv.data() + J * S);
+    });
+    std::vector<i64> order;
+    for (i64 J = 0; J < N; ++J) order.push_back(J);
+    for (i64 J = N - 1; J >= 0; --J) order.push_back(J);
+    cache->plan(order);
+  };
+  st::solve_by_stripes(one, n, S, N, nrhs, y, ldy, prepare, [&]() -> st::dense_engine& { return *e; },
+                       [&](i64 J) -> st::lu_view {
+                         if (in_core) return {{const_cast<double*>(lu.data()) + J * S, rows(J), 0, n, n}};
+                         st::cache_buffer& b = cache->acquire(J);
+                         return {{b.data.get(), b.rows, 0, n, b.rows}, piv.data() + J * S,
+                                 [&cache, J] { cache->release(J); }};
+                       });
 }
 
 // r := b - A x, each entry rounded once from the exact value (exala::gemv).
 void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
                                double* r) const {
-  const exec ex{is_compiled_in(backend::omp) ? backend::omp : backend::simd, opt.threads};
-  for (i64 c = 0; c < nrhs; ++c)
-    for (i64 i = 0; i < n; ++i) r[i + c * n] = b[i + c * ldb];
-  if (n == 0) return;  // nothing to compute (and gemv wants lda >= 1)
-  if (in_core) {
-    for (i64 c = 0; c < nrhs; ++c)
-      gemv(layout::col_major, transpose::none, n, n, -1.0, a0.data(), n, x + c * ldx, 1, 1.0,
-           r + c * n, 1, ex);
-    return;
-  }
-  st::store& sto = const_cast<st::store&>(*store);
-  auto cache_ptr = whole_stripes(
-      [&](i64 I, double* dst) { sto.read_original(I * S, rows(I), 0, n, dst, rows(I)); });
-  st::stripe_cache& cache = *cache_ptr;
-  std::vector<i64> order;
-  for (i64 I = 0; I < N; ++I) order.push_back(I);
-  cache.plan(order);
-  for (i64 I = 0; I < N; ++I) {
-    st::cache_buffer& a = cache.acquire(I);
-    for (i64 c = 0; c < nrhs; ++c)
-      gemv(layout::col_major, transpose::none, a.rows, n, -1.0, a.data.get(), a.rows, x + c * ldx, 1,
-           1.0, r + I * S + c * n, 1, ex);
-    cache.release(I);
-  }
+  st::distribution one;
+  std::unique_ptr<st::stripe_cache> cache;
+  auto prepare = [&] {
+    if (in_core) return;
+    st::store& sto = const_cast<st::store&>(*store);
+    cache = whole_stripes([&](i64 I, double* dst) { sto.read_original(I * S, rows(I), 0, n, dst, rows(I)); });
+    std::vector<i64> order;
+    for (i64 I = 0; I < N; ++I) order.push_back(I);
+    cache->plan(order);
+  };
+  st::residual_by_stripes(one, n, S, N, nrhs, b, ldb, x, ldx, r, opt.threads, prepare, [&](i64 I) -> st::rows_view {
+    if (in_core) return {a0.data() + I * S, n};
+    st::cache_buffer& a = cache->acquire(I);
+    return {a.data.get(), a.rows, [&cache, I] { cache->release(I); }};
+  });
 }
 
 double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
