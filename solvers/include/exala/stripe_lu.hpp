@@ -300,6 +300,11 @@ class stripe_system_reader {
   const std::string& source() const noexcept;
   // Rows [row0, row0 + rows) of A, all n columns, column-major into dst (ld >= rows).
   void read_rows(std::int64_t row0, std::int64_t rows, double* dst, std::int64_t ld) const;
+  // Rows [row0, row0 + rows) x columns [col0, col0 + cols) of A, column-major
+  // into dst (ld >= rows): a panel of columns without reading whole stripes
+  // (the stripe files are checksummed by chunks).
+  void read_block(std::int64_t row0, std::int64_t rows, std::int64_t col0, std::int64_t cols,
+                  double* dst, std::int64_t ld) const;
   void read_rhs(double* b, std::int64_t ldb) const;     // n x nrhs
   bool read_xtrue(double* x, std::int64_t ldx) const;   // false: none stored
 
