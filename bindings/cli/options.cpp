@@ -114,7 +114,7 @@ constexpr std::array command_options{
                    "uniform in [-0.5, 0.5]) or >= 1"},
     command_option{"--seed", "S", "generate", "seed of the generator (default 1)"},
     command_option{"--nrhs", "K", "generate", "dense: right-hand sides (default 1)"},
-    command_option{"--workdir", "DIR", "generate import solve",
+    command_option{"--workdir", "DIR", "generate import solve export",
                    "work directory of the stripe files; several disks: repeat the option or "
                    "give a comma list (the first holds the manifest)"},
     command_option{"--stripe", "S", "generate import solve",
@@ -122,9 +122,9 @@ constexpr std::array command_options{
                    "a stripe; solve: of the factorization, default chosen from n and --cache)"},
     command_option{"--force", "", "generate import",
                    "replace a system already in the work directory", arg_kind::flag},
-    command_option{"--buffer", "SIZE", "import",
-                   "hold at most SIZE bytes of A in memory (default 1GiB; several passes over "
-                   "A when it is larger)"},
+    command_option{"--buffer", "SIZE", "import export",
+                   "hold at most SIZE bytes of A in memory (default 1GiB; import: several "
+                   "passes over A when it is larger; export: A read by panels of columns)"},
     command_option{"--cache", "SIZE", "solve",
                    "host cache of stripes, out of core (default: half the physical memory; "
                    "--backend mpi: a rank's, default that half shared by a node's ranks)"},
@@ -158,7 +158,7 @@ constexpr std::array command_options{
                    arg_kind::flag},
     command_option{"--progress-interval", "SEC", "import solve",
                    "seconds between progress lines when stderr is not a terminal (default 10)"},
-    command_option{"--quiet", "", "generate import solve", "no progress display and no summary",
+    command_option{"--quiet", "", "generate import solve export", "no progress display and no summary",
                    arg_kind::flag},
     command_option{"--report", "", "run",
                    "print at the program's exit the BLAS calls ExaLA served (as blas-check)",

@@ -243,15 +243,7 @@ solution solve_out_of_core(const stripe_request& r) {
   const std::vector<std::string> dirs = workdirs_of(r);
   solve_settings s = solve_options(r, true);
   check_output(r.output);
-  for (const std::string& d : dirs) {
-    struct stat st{};
-    if (::stat(d.c_str(), &st) != 0) {
-      const int e = errno;
-      if (e == ENOENT) throw usage_error("work directory " + quote(d) + " does not exist");
-      throw exala::error("work directory " + quote(d) + ": cannot stat it: " + std::strerror(e));
-    }
-    if (!S_ISDIR(st.st_mode)) throw usage_error("work directory " + quote(d) + " is not a directory");
-  }
+  check_workdirs_exist(dirs);
   const workdir_lock lock(dirs, false);
   const auto t0 = clock_type::now();
   const std::unique_ptr<progress_display> display = make_display(s);
@@ -271,6 +263,7 @@ solution solve_out_of_core(const stripe_request& r) {
                                       : "out of core in " + dirs_text(dirs) + " (" + cache + ")",
                   seconds_since(t0));
   }
+  if (!s.quiet) print_forward_error(dirs, n, nrhs, x);
   check_backward_error(ref, s.refine_steps);
   return {n, nrhs, std::move(x)};
 }
@@ -314,6 +307,18 @@ std::vector<std::string> workdirs_of(const stripe_request& r) {
     }
   }
   return dirs;
+}
+
+void check_workdirs_exist(const std::vector<std::string>& dirs) {
+  for (const std::string& d : dirs) {
+    struct stat st{};
+    if (::stat(d.c_str(), &st) != 0) {
+      const int e = errno;
+      if (e == ENOENT) throw usage_error("work directory " + quote(d) + " does not exist");
+      throw exala::error("work directory " + quote(d) + ": cannot stat it: " + std::strerror(e));
+    }
+    if (!S_ISDIR(st.st_mode)) throw usage_error("work directory " + quote(d) + " is not a directory");
+  }
 }
 
 std::string dirs_text(const std::vector<std::string>& dirs) {
@@ -521,6 +526,63 @@ void print_summary(const exala::stripe_lu_report& rep, const exala::refine_repor
       << ", backward error " << format_sci(ref.backward_error_before) << " -> "
       << format_sci(ref.backward_error_after) << ", " << format_duration(ref.seconds);
   e << '\n' << std::flush;
+}
+
+double forward_error(std::int64_t n, std::int64_t nrhs, const double* x, const double* xref) {
+  double worst = 0;
+  for (std::int64_t k = 0; k < nrhs; ++k) {
+    const double* xc = x + k * n;
+    const double* rc = xref + k * n;
+    double diff = 0, ref = 0;
+    bool halved = false;  // a difference overflowed: all of them halved (exact but for subnormals)
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (std::isnan(xc[i]) || std::isnan(rc[i])) return std::numeric_limits<double>::quiet_NaN();
+      ref = std::max(ref, std::fabs(rc[i]));
+      const double d = std::fabs(xc[i] - rc[i]);
+      if (std::isinf(d) && std::isfinite(xc[i]) && std::isfinite(rc[i])) halved = true;
+      diff = std::max(diff, d);
+    }
+    if (halved) {
+      diff = 0;
+      for (std::int64_t i = 0; i < n; ++i) diff = std::max(diff, std::fabs(xc[i] / 2 - rc[i] / 2));
+      ref /= 2;
+    }
+    double q = 0;
+    if (ref == 0 || std::isinf(ref)) {
+      q = diff == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+    } else if (std::isinf(diff)) {
+      q = std::numeric_limits<double>::infinity();
+    } else if (diff > 0) {
+      // diff = md 2^ed, ref = mr 2^er (m in [0.5, 1)): one rounding of md / mr.
+      int ed = 0, er = 0;
+      const double md = std::frexp(diff, &ed);
+      const double mr = std::frexp(ref, &er);
+      q = std::ldexp(md / mr, ed - er);
+    }
+    worst = std::max(worst, q);
+  }
+  return worst;
+}
+
+void print_forward_error(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,
+                         const std::vector<double>& x) {
+  std::ostream& e = std::cerr;
+  try {
+    const exala::stripe_system_reader rd(dirs);
+    if (rd.n() != n || rd.nrhs() != nrhs ||
+        x.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(nrhs))
+      return;  // (not the system that was solved: cannot happen under the lock)
+    std::vector<double> xref(x.size());
+    if (!rd.read_xtrue(xref.data(), std::max<std::int64_t>(n, 1))) return;
+    e << "  forward error: " << format_sci(forward_error(n, nrhs, x.data(), xref.data()))
+      << " (max |x_i - xref_i| / max |xref_i| against the stored reference solution xref"
+      << (nrhs > 1 ? ", largest over the right-hand sides)" : ")") << '\n' << std::flush;
+  } catch (const exala::error& err) {
+    std::string what = err.what();
+    if (what.starts_with("exala: ")) what.erase(0, 7);
+    e << "  forward error: not computed, the stored reference solution cannot be read: " << what
+      << '\n' << std::flush;
+  }
 }
 
 // A progress display on stderr, or none (--quiet).

@@ -77,6 +77,27 @@ void generate_dense(const stripe_request& r);
 void import_system(const stripe_request& r);
 // exala solve: in core (operands A B) or out of core (--workdir).
 solution solve(const stripe_request& r);
+// exala export matrix|rhs|reference (export_command.cpp): a part of the
+// stored system written as a Matrix Market array file (-o FILE, replaced
+// atomically; standard output without -o), every value with 17 significant
+// digits, so that `exala import` reads back the same bits.
+void export_system(const stripe_request& r);
+
+// The forward error of a solution x against a reference xref (both n x
+// nrhs, column-major): the largest over the columns of max_i |x_i - xref_i|
+// / max_i |xref_i|. Each difference is rounded once (exact when x_i and
+// xref_i are within a factor 2 of each other), the maxima are exact, and
+// the quotient is rounded once, by exponent and mantissa so that it neither
+// over- nor underflows on the way: the result is within a factor (1 + u)^2
+// of the exact ratio of the rounded differences. A column whose reference
+// is zero gives 0 if x is zero there too, +inf otherwise; NaN in x gives NaN.
+double forward_error(std::int64_t n, std::int64_t nrhs, const double* x, const double* xref);
+// The summary's forward-error line on stderr, when the work directory set
+// holds a reference solution (`exala generate dense` stores the x it made B
+// from; `exala import` stores none): nothing otherwise. Never throws for a
+// reference that cannot be read (the line says so): a solve stands without it.
+void print_forward_error(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,
+                         const std::vector<double>& x);
 
 // A byte count: digits (a decimal fraction allowed) and an optional suffix
 // B, K, M, G, T (powers of 1024) or KiB, MiB, GiB, TiB; at least 1 byte.
@@ -102,6 +123,9 @@ solve_settings solve_options(const stripe_request& r, bool out_of_core);
 // The --workdir set: every value given, each one a comma list; no empty or
 // repeated names. Empty when none was given.
 std::vector<std::string> workdirs_of(const stripe_request& r);
+// Throws usage_error "work directory 'D' does not exist" (or "is not a
+// directory") for the first such directory of the set.
+void check_workdirs_exist(const std::vector<std::string>& dirs);
 // "DIR1,DIR2" for messages.
 std::string dirs_text(const std::vector<std::string>& dirs);
 // Bytes of physical memory (0 if unknown).

@@ -1,0 +1,130 @@
+// export_command.cpp - `exala export`: a part of a stored stripe system back
+// to Matrix Market (see stripe_commands.hpp).
+//
+//   exala export matrix|rhs|reference --workdir DIR [-o FILE] [--buffer SIZE] [--quiet]
+//
+//   matrix     A (n x n), read by panels of whole columns, at most --buffer
+//              bytes at a time (default 1GiB), so that a matrix larger than
+//              memory is exported too (one read of the stripe files in all)
+//   rhs        B (n x nrhs)
+//   reference  the reference solution (n x nrhs) that `exala generate dense`
+//              stores (the x it made B from); `exala import` stores none
+//
+// Format: '%%MatrixMarket matrix array real general', values column-major,
+// each with 17 significant digits (exala::io::format_real; -0.0 is "-0"),
+// which the reader rounds back to the same double: `exala import` of the
+// exported matrix and right-hand sides stores the same bits, and exporting
+// that copy gives the same file byte for byte. (The store holds finite values
+// only; inf and nan would be written "inf", "-inf", "nan" and read back, NaN
+// payloads aside.)
+//
+// Output: -o FILE is written as a temporary beside FILE and renamed over it
+// once complete and synced (exala::io::write_array_file): a full disk, an I/O
+// error, a damaged stripe file met halfway or a killed process leaves the
+// previous FILE (or none), never a partial one. Without -o (or with -o -)
+// the file goes to standard output. A line on stderr says what was written
+// (not with --quiet). The work directory set is locked (workdir_lock) while
+// it is read, so that no import or solve changes it underneath.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "exala/stripe_lu.hpp"
+#include "matrix_market.hpp"
+#include "progress.hpp"
+#include "stripe_commands.hpp"
+
+namespace exala::cli {
+
+namespace {
+
+constexpr std::uint64_t default_export_buffer = 1ULL << 30;
+
+enum class part { matrix, rhs, reference };
+
+std::string quoted(std::string_view v) { return "'" + exala::io::printable(v) + "'"; }
+
+part parse_part(std::string_view v) {
+  if (v == "matrix") return part::matrix;
+  if (v == "rhs") return part::rhs;
+  if (v == "reference") return part::reference;
+  if (v == "solution")
+    throw usage_error(
+        "export: unknown part 'solution' (expected matrix|rhs|reference): the computed solution "
+        "is not stored; 'exala solve --workdir DIR -o X.mtx' writes it, and 'reference' is the "
+        "solution that 'exala generate dense' stores");
+  throw usage_error("export: unknown part " + quoted(v) + " (expected matrix|rhs|reference)");
+}
+
+}  // namespace
+
+void export_system(const stripe_request& r) {
+  if (r.threads != 0) throw usage_error("option '--threads' does not apply to 'export'");
+  const part what = parse_part(r.operands.at(0));
+  std::uint64_t buffer = default_export_buffer;
+  if (const auto v = r.options.get("--buffer")) buffer = parse_size("--buffer", *v);
+  const std::vector<std::string> dirs = workdirs_of(r);
+  if (dirs.empty()) throw usage_error("export needs '--workdir DIR'");
+  const std::string out = r.output.empty() ? std::string("-") : r.output;
+  check_output(r.output);
+  check_workdirs_exist(dirs);
+  const auto t0 = std::chrono::steady_clock::now();
+  const workdir_lock lock(dirs, false);
+  const exala::stripe_system_reader rd(dirs);
+  const std::int64_t n = rd.n();
+  const std::int64_t nrhs = rd.nrhs();
+
+  exala::io::array_file f;
+  f.path = out;
+  f.rows = n;
+  std::vector<double> values;
+  std::string name;
+  if (what == part::matrix) {
+    name = "the matrix";
+    f.cols = n;
+    const auto column_bytes = 8 * static_cast<std::uint64_t>(n);
+    const auto panel = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(buffer / column_bytes, static_cast<std::uint64_t>(n)));
+    if (panel == 0)
+      throw usage_error("export: --buffer " + format_bytes(static_cast<double>(buffer)) +
+                        " holds less than one column of the matrix (" +
+                        std::to_string(column_bytes) + " bytes): give a larger --buffer");
+    f.panel = panel;
+    f.source = [&rd, n](std::int64_t c0, std::int64_t c1, double* dst) {
+      rd.read_block(0, n, c0, c1 - c0, dst, n);
+    };
+  } else {
+    f.cols = nrhs;
+    values = exala::io::zero_values(what == part::rhs ? "export: B" : "export: the reference",
+                                    n, nrhs);
+    if (what == part::rhs) {
+      name = "the right-hand sides";
+      rd.read_rhs(values.data(), std::max<std::int64_t>(n, 1));
+    } else {
+      name = "the reference solution";
+      if (!rd.read_xtrue(values.data(), std::max<std::int64_t>(n, 1)))
+        throw exala::error("export: the work directory set " + dirs_text(dirs) +
+                           " holds no reference solution (only 'exala generate dense' stores "
+                           "one; 'exala import' does not)");
+    }
+    f.data = values;
+  }
+  exala::io::write_array_file(f);
+  if (!r.options.has("--quiet")) {
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string dest = "standard output";
+    if (out != "-") {
+      dest = "'";
+      dest += exala::io::printable(out, 4096);
+      dest += "'";
+    }
+    std::cerr << "exala: exported " << name << " (" << f.rows << " x " << f.cols << ") of "
+              << dirs_text(dirs) << " to " << dest << ", " << format_duration(s) << '\n';
+  }
+}
+
+}  // namespace exala::cli
