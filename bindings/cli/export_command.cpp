@@ -54,7 +54,7 @@ part parse_part(std::string_view v) {
   if (v == "solution")
     throw usage_error(
         "export: unknown part 'solution' (expected matrix|rhs|reference): the computed solution "
-        "is not stored; 'exala solve --workdir DIR -o X.mtx' writes it, and 'reference' is the "
+        "is not stored, 'exala solve --workdir DIR -o X.mtx' writes it, and 'reference' is the "
         "solution that 'exala generate dense' stores");
   throw usage_error("export: unknown part " + quoted(v) + " (expected matrix|rhs|reference)");
 }
