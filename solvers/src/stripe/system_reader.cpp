@@ -79,4 +79,23 @@ bool stripe_system_reader::read_xtrue(double* x, std::int64_t ldx) const {
   return p_->sto.read_xtrue(x, ldx);
 }
 
+bool stripe_system_reader::read_solution(double* x, std::int64_t ldx) const {
+  if (ldx < std::max<std::int64_t>(1, n()))
+    throw invalid_argument("ldx", "must be >= max(1, n), got " + std::to_string(ldx));
+  if (n() > 0 && nrhs() > 0 && x == nullptr) throw invalid_argument("x", "is null");
+  return p_->sto.read_solution(x, ldx);
+}
+
+void store_stripe_solution(const std::vector<std::string>& workdirs, const double* x,
+                           std::int64_t ldx) {
+  if (workdirs.empty()) throw invalid_argument("workdirs", "is empty");
+  st::store s = st::store::open(workdirs);
+  const std::int64_t n = s.info().n;
+  if (ldx < std::max<std::int64_t>(1, n))
+    throw invalid_argument("ldx", "must be >= max(1, n), got " + std::to_string(ldx));
+  if (n > 0 && s.info().nrhs > 0 && x == nullptr) throw invalid_argument("x", "is null");
+  s.set_policy(true, false);  // one small file: fsync it before it replaces the old one
+  s.write_solution(x, ldx);
+}
+
 }  // namespace exala
