@@ -11,7 +11,7 @@
 //                        [--nrhs K] [--force]
 //   exala import A B --workdir DIR [--stripe S] [--buffer SIZE] [--force]
 //   exala solve A B | --workdir DIR [--cache SIZE] [stripe LU options]
-//   exala export matrix|rhs|reference --workdir DIR [-o FILE] [--buffer SIZE]
+//   exala export matrix|rhs|solution|reference --workdir DIR [-o FILE] [--buffer SIZE]
 //   exala devices                     (the OpenCL devices, for --device)
 //   exala run [--backend B] [--threads N] [--report] -- PROGRAM [ARGS...]
 //   exala blas-check [--backend B] [--threads N] -- PROGRAM [ARGS...]
@@ -378,9 +378,10 @@ constexpr std::array commands{
             "the solution X of A X = B by the stripe LU: in core (A B), or out of core from "
             "--workdir",
             run_solve, run_solve_mpi},
-    command{"export", "matrix|rhs|reference", 1,
-            "a part of the system stored in --workdir (A, B, or the reference solution of "
-            "generate dense) as a Matrix Market array file, every bit kept",
+    command{"export", "matrix|rhs|solution|reference", 1,
+            "a part of the system stored in --workdir (A, B, the solution of the last solve "
+            "--workdir, or generate dense's reference solution) as a Matrix Market array "
+            "file, every bit kept",
             run_export, nullptr, true},
     command{"devices", "", 0, "list the OpenCL devices (for --backend opencl --device SPEC)",
             run_devices, nullptr},

@@ -1,12 +1,16 @@
 // export_command.cpp - `exala export`: a part of a stored stripe system back
 // to Matrix Market (see stripe_commands.hpp).
 //
-//   exala export matrix|rhs|reference --workdir DIR [-o FILE] [--buffer SIZE] [--quiet]
+//   exala export matrix|rhs|solution|reference --workdir DIR [-o FILE] [--buffer SIZE] [--quiet]
 //
 //   matrix     A (n x n), read by panels of whole columns, at most --buffer
 //              bytes at a time (default 1GiB), so that a matrix larger than
 //              memory is exported too (one read of the stripe files in all)
 //   rhs        B (n x nrhs)
+//   solution   the solution (n x nrhs) that the last successful `exala solve
+//              --workdir` of this system stored (the bits it wrote to -o or
+//              standard output); none before the first solve, and none
+//              after a new system replaced the set
 //   reference  the reference solution (n x nrhs) that `exala generate dense`
 //              stores (the x it made B from); `exala import` stores none
 //
@@ -43,20 +47,17 @@ namespace {
 
 constexpr std::uint64_t default_export_buffer = 1ULL << 30;
 
-enum class part { matrix, rhs, reference };
+enum class part { matrix, rhs, solution, reference };
 
 std::string quoted(std::string_view v) { return "'" + exala::io::printable(v) + "'"; }
 
 part parse_part(std::string_view v) {
   if (v == "matrix") return part::matrix;
   if (v == "rhs") return part::rhs;
+  if (v == "solution") return part::solution;
   if (v == "reference") return part::reference;
-  if (v == "solution")
-    throw usage_error(
-        "export: unknown part 'solution' (expected matrix|rhs|reference): the computed solution "
-        "is not stored, 'exala solve --workdir DIR -o X.mtx' writes it, and 'reference' is the "
-        "solution that 'exala generate dense' stores");
-  throw usage_error("export: unknown part " + quoted(v) + " (expected matrix|rhs|reference)");
+  throw usage_error("export: unknown part " + quoted(v) +
+                    " (expected matrix|rhs|solution|reference)");
 }
 
 }  // namespace
@@ -98,11 +99,16 @@ void export_system(const stripe_request& r) {
     };
   } else {
     f.cols = nrhs;
-    values = exala::io::zero_values(what == part::rhs ? "export: B" : "export: the reference",
-                                    n, nrhs);
+    values = exala::io::zero_values("export: " + std::string(r.operands[0]), n, nrhs);
     if (what == part::rhs) {
       name = "the right-hand sides";
       rd.read_rhs(values.data(), std::max<std::int64_t>(n, 1));
+    } else if (what == part::solution) {
+      name = "the solution";
+      if (!rd.read_solution(values.data(), std::max<std::int64_t>(n, 1)))
+        throw exala::error("export: no solution is stored in the work directory set " +
+                           dirs_text(dirs) + " yet ('exala solve --workdir " + dirs_text(dirs) +
+                           "' stores the solution it computes)");
     } else {
       name = "the reference solution";
       if (!rd.read_xtrue(values.data(), std::max<std::int64_t>(n, 1)))

@@ -265,6 +265,7 @@ solution solve_out_of_core(const stripe_request& r) {
   }
   if (!s.quiet) print_forward_error(dirs, n, nrhs, x);
   check_backward_error(ref, s.refine_steps);
+  store_solution(dirs, n, x);
   return {n, nrhs, std::move(x)};
 }
 
@@ -562,6 +563,19 @@ double forward_error(std::int64_t n, std::int64_t nrhs, const double* x, const d
     worst = std::max(worst, q);
   }
   return worst;
+}
+
+void store_solution(const std::vector<std::string>& dirs, std::int64_t n,
+                    const std::vector<double>& x) {
+  try {
+    exala::store_stripe_solution(dirs, x.data(), std::max<std::int64_t>(n, 1));
+  } catch (const exala::error& err) {
+    std::string what = err.what();
+    if (what.starts_with("exala: ")) what.erase(0, 7);
+    std::cerr << "exala: warning: the solution is not stored in " << dirs_text(dirs)
+              << " ('exala export solution' gives the previous one, if any): " << what << '\n'
+              << std::flush;
+  }
 }
 
 void print_forward_error(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,

@@ -77,8 +77,8 @@ void generate_dense(const stripe_request& r);
 void import_system(const stripe_request& r);
 // exala solve: in core (operands A B) or out of core (--workdir).
 solution solve(const stripe_request& r);
-// exala export matrix|rhs|reference (export_command.cpp): a part of the
-// stored system written as a Matrix Market array file (-o FILE, replaced
+// exala export matrix|rhs|solution|reference (export_command.cpp): a part
+// of the stored system (or its stored solution) written as a Matrix Market array file (-o FILE, replaced
 // atomically; standard output without -o), every value with 17 significant
 // digits, so that `exala import` reads back the same bits.
 void export_system(const stripe_request& r);
@@ -92,6 +92,12 @@ void export_system(const stripe_request& r);
 // of the exact ratio of the rounded differences. A column whose reference
 // is zero gives 0 if x is zero there too, +inf otherwise; NaN in x gives NaN.
 double forward_error(std::int64_t n, std::int64_t nrhs, const double* x, const double* xref);
+// Stores an accepted solution of `exala solve --workdir` in the set
+// (exala::store_stripe_solution) for `exala export solution`. A failure
+// (a full disk) is a warning line on stderr, not an error: the solution
+// itself still goes to -o or standard output.
+void store_solution(const std::vector<std::string>& dirs, std::int64_t n,
+                    const std::vector<double>& x);
 // The summary's forward-error line on stderr, when the work directory set
 // holds a reference solution (`exala generate dense` stores the x it made B
 // from; `exala import` stores none): nothing otherwise. Never throws for a

@@ -4,18 +4,19 @@
 # of argument errors (exit status 2, one line on stderr, nothing on stdout),
 # and scripted whole runs (export_test.sh): round trips compared with cmp,
 # the exact 17-digit tokens of special values, atomic output, the forward
-# error against awk's computation from the exported files, the lock.
+# error against awk's computation from the exported files, the solution that
+# solve --workdir stores, the lock.
 set(export_dir ${CMAKE_CURRENT_BINARY_DIR}/export)
 set(export_tests)
 
-exala_cli_test(export_help STDOUT_REGEX "^  export matrix\\|rhs\\|reference$" ARGS --help)
+exala_cli_test(export_help STDOUT_REGEX "^  export matrix\\|rhs\\|solution\\|reference$" ARGS --help)
 
 # ---- argument errors (all found before a file is read) ----
 foreach(case
     "no_workdir#export needs '--workdir DIR'#export matrix"
-    "no_part#export needs 1 operand (exala export matrix|rhs|reference), got 0#export"
-    "two_parts#export needs 1 operand (exala export matrix|rhs|reference), got 2#export matrix rhs"
-    "unknown_part#export: unknown part 'system' (expected matrix|rhs|reference)#export system --workdir ${stripe_dir}/empty"
+    "no_part#export needs 1 operand (exala export matrix|rhs|solution|reference), got 0#export"
+    "two_parts#export needs 1 operand (exala export matrix|rhs|solution|reference), got 2#export matrix rhs"
+    "unknown_part#export: unknown part 'system' (expected matrix|rhs|solution|reference)#export system --workdir ${stripe_dir}/empty"
     "threads#option '--threads' does not apply to 'export'#export rhs --workdir ${stripe_dir}/empty --threads 2"
     "backend#option '--backend' does not apply to 'export'#export rhs --workdir ${stripe_dir}/empty --backend simd"
     "rounding#option '--rounding' does not apply to 'export'#export rhs --workdir ${stripe_dir}/empty --rounding up"
@@ -32,17 +33,14 @@ foreach(case
   exala_cli_error(export_${name} "${message}" ${args})
   list(APPEND export_tests cli.export_${name})
 endforeach()
-exala_cli_error(export_solution
-  "export: unknown part 'solution' (expected matrix|rhs|reference): the computed solution is not stored, 'exala solve --workdir DIR -o X.mtx' writes it, and 'reference' is the solution that 'exala generate dense' stores"
-  export solution --workdir ${stripe_dir}/empty)
 # A directory without a system: the library's message names the manifest.
 exala_cli_error_regex(export_empty_workdir "file '[^']*/empty/manifest': missing: "
                       export matrix --workdir ${stripe_dir}/empty)
-list(APPEND export_tests cli.export_solution cli.export_empty_workdir)
+list(APPEND export_tests cli.export_empty_workdir)
 set_tests_properties(${export_tests} PROPERTIES FIXTURES_REQUIRED cli_stripe_empty)
 
 # ---- whole runs (export_test.sh) ----
-foreach(mode roundtrip special_values atomic_output forward_error locked)
+foreach(mode roundtrip special_values atomic_output forward_error stored_solution locked)
   add_test(NAME cli.export_${mode}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/export_test.sh ${mode} $<TARGET_FILE:exala>
                    ${export_dir}/${mode} ${EXALA_CLI_DATA})

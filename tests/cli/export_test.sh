@@ -226,6 +226,60 @@ forward_error() {
   has solve4.log "^  forward error: [0-9]\.[0-9]{2}e[-+][0-9]+ \(max \|x_i - xref_i\| / max \|xref_i\| against the stored reference solution xref\)$"
 }
 
+# The solution that solve --workdir stores: none before the first solve, the
+# bits solve wrote (to -o or stdout) after each one (another stripe height,
+# --no-refine, two disks), none after a failed solve or a new system; a full
+# disk while storing it is a warning (exit 0, the solution on stdout) and
+# keeps the previous one.
+stored_solution() {
+  local f="--stripe 10 --substripe 5 --cache 1M"
+  run generate dense --n 40 --seed 4 --nrhs 2 --workdir d1,d2 --stripe 12 --quiet
+  fails_with "^exala: error: export: no solution is stored in the work directory set d1,d2 yet \('exala solve --workdir d1,d2' stores the solution it computes\)$" \
+    export solution --workdir d1,d2 -o xs.mtx
+  [ ! -e xs.mtx ] || fail "xs.mtx was written"
+  run solve --workdir d1,d2 $f --quiet -o x1.mtx
+  run export solution --workdir d1,d2 -o xs1.mtx
+  has log "^exala: exported the solution \(40 x 2\) of d1,d2 to 'xs1\.mtx', "
+  "$exala" export solution --workdir d1,d2 --quiet >xs1_stdout.mtx || fail "export to stdout failed"
+  same x1.mtx xs1.mtx xs1_stdout.mtx
+  [ -e d1/solution.bin ] || fail "no d1/solution.bin"
+  [ ! -e d2/solution.bin ] || fail "d2/solution.bin: the solution belongs in the first directory"
+  # Unrefined (uniform entries: refinement takes a step, other bits).
+  log=nr.log run solve --workdir d1,d2 $f --no-refine -o x_nr.mtx
+  run export solution --workdir d1,d2 -o xs_nr.mtx --quiet
+  same x_nr.mtx xs_nr.mtx
+  cmp -s x1.mtx x_nr.mtx && fail "the refined and unrefined solutions have the same bits: the test sees nothing"
+  # A full disk when the solution is stored (the factorization is done: the
+  # store is the only write): a warning, exit 0, the solution on stdout, the
+  # previous (unrefined) one kept.
+  echo "+ EXALA_FAULT_WRITE_BYTES=0 exala solve --workdir d1,d2 $f --quiet"
+  EXALA_FAULT_WRITE_BYTES=0 "$exala" solve --workdir d1,d2 $f --quiet >x_full.mtx 2>full.err ||
+    { cat full.err; fail "solve failed on a full disk at the store"; }
+  cat full.err
+  [ "$(wc -l <full.err)" -eq 1 ] || fail "stderr has $(wc -l <full.err) lines, expected 1"
+  has full.err "^exala: warning: the solution is not stored in d1,d2 \('exala export solution' gives the previous one, if any\): .*no space left on device"
+  same x1.mtx x_full.mtx
+  run export solution --workdir d1,d2 -o xs_full.mtx --quiet
+  same x_nr.mtx xs_full.mtx
+  no_temporaries
+  # Another factorization (--restart, another stripe height): its solution.
+  run solve --workdir d1,d2 --stripe 20 --substripe 20 --cache 1M --restart --quiet -o x20.mtx
+  run export solution --workdir d1,d2 -o xs20.mtx --quiet
+  same x20.mtx xs20.mtx
+  # A solve that fails (element growth: refinement stays far above its
+  # bound) stores nothing.
+  run import "$data/stripe_growth.mtx" "$data/stripe_growth_b.mtx" --workdir g --quiet
+  fails_with "^exala: error: solve: after refinement the backward error is" \
+    solve --workdir g --quiet --refine=3
+  fails_with "^exala: error: export: no solution is stored in the work directory set g yet" \
+    export solution --workdir g
+  # A new system in the set removes the old one's solution.
+  run generate dense --n 40 --seed 5 --workdir d1,d2 --stripe 12 --quiet --force
+  [ ! -e d1/solution.bin ] || fail "the old system's solution.bin is still there"
+  fails_with "^exala: error: export: no solution is stored in the work directory set d1,d2 yet" \
+    export solution --workdir d1,d2
+}
+
 # The work directory set is locked while it is exported: a command that
 # holds it (here this shell, by flock on the directory) makes export stop at
 # once, naming the directory; once released, export runs.
