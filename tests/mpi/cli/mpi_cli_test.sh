@@ -436,6 +436,9 @@ solve() {
   [ "$(grep -c '^exala: solved n = 240' m.err)" -eq 1 ] || { show m.err; fail "not one summary"; }
   [ -d rw/r0 ] || fail "--rank-workdir rw/r%r made no rw/r0"
   cmp single_x.mtx x2.mtx || fail "x2.mtx differs"
+  # Rank 0 stored the solution in the set: exala export solution gives its bits.
+  "$exala" export solution --workdir wd --quiet -o xs2.mtx || fail "export solution"
+  cmp x2.mtx xs2.mtx || fail "the stored solution differs from x2.mtx"
   # The forward error against generate's reference (rank 0's summary): the
   # single-process line, since the solution has the same bits.
   grep '^  forward error: ' m.err >m.fe
