@@ -40,7 +40,7 @@ list(APPEND export_tests cli.export_empty_workdir)
 set_tests_properties(${export_tests} PROPERTIES FIXTURES_REQUIRED cli_stripe_empty)
 
 # ---- whole runs (export_test.sh) ----
-foreach(mode roundtrip special_values atomic_output forward_error stored_solution locked)
+foreach(mode roundtrip special_values atomic_output killed forward_error stored_solution locked)
   add_test(NAME cli.export_${mode}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/export_test.sh ${mode} $<TARGET_FILE:exala>
                    ${export_dir}/${mode} ${EXALA_CLI_DATA})

@@ -172,6 +172,38 @@ atomic_output() {
   [ "$(sed -n 2p A.mtx)" = "60 60" ] || fail "A.mtx was not replaced"
 }
 
+# SIGKILL while the matrix is written (once its temporary is seen): the old
+# file stays byte for byte (the temporary beside it is all a kill leaves);
+# an export left to finish gives the whole file.
+killed() {
+  run generate dense --n 1000 --seed 8 --workdir wd --stripe 100 --quiet
+  run export matrix --workdir wd -o full.mtx --quiet
+  printf 'old content\n' >K.mtx
+  cp K.mtx K.old
+  local attempt pid seen=0 i
+  for attempt in 1 2 3 4 5; do
+    "$exala" export matrix --workdir wd -o K.mtx --buffer 80000 --quiet 2>/dev/null &
+    pid=$!
+    for i in $(seq 1 2000); do
+      if compgen -G 'K.mtx.tmp.*' >/dev/null; then
+        kill -KILL "$pid" 2>/dev/null && seen=1
+        break
+      fi
+      kill -0 "$pid" 2>/dev/null || break
+    done
+    wait "$pid" 2>/dev/null
+    if [ "$seen" -eq 1 ]; then
+      echo "killed while writing (attempt $attempt)"
+      same K.old K.mtx
+      rm -f K.mtx.tmp.*
+      break
+    fi
+    same full.mtx K.mtx  # it finished first: the whole file
+    cp K.old K.mtx
+  done
+  [ "$seen" -eq 1 ] || fail "no export was caught while writing in 5 attempts"
+}
+
 # The forward-error line of the solve summary: present for a generated set
 # (it stores the reference solution), with the value that awk computes from
 # the exported reference and the solution (max over the columns of max_i
