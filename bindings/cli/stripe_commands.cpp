@@ -36,6 +36,7 @@
 #ifdef EXALA_CLI_HAVE_CUDA
 #include "exala/cuda.hpp"  // registers --engine cuda
 #endif
+#include "forward_error.hpp"
 #include "matrix_market.hpp"
 #include "progress.hpp"
 
@@ -527,42 +528,6 @@ void print_summary(const exala::stripe_lu_report& rep, const exala::refine_repor
       << ", backward error " << format_sci(ref.backward_error_before) << " -> "
       << format_sci(ref.backward_error_after) << ", " << format_duration(ref.seconds);
   e << '\n' << std::flush;
-}
-
-double forward_error(std::int64_t n, std::int64_t nrhs, const double* x, const double* xref) {
-  double worst = 0;
-  for (std::int64_t k = 0; k < nrhs; ++k) {
-    const double* xc = x + k * n;
-    const double* rc = xref + k * n;
-    double diff = 0, ref = 0;
-    bool halved = false;  // a difference overflowed: all of them halved (exact but for subnormals)
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (std::isnan(xc[i]) || std::isnan(rc[i])) return std::numeric_limits<double>::quiet_NaN();
-      ref = std::max(ref, std::fabs(rc[i]));
-      const double d = std::fabs(xc[i] - rc[i]);
-      if (std::isinf(d) && std::isfinite(xc[i]) && std::isfinite(rc[i])) halved = true;
-      diff = std::max(diff, d);
-    }
-    if (halved) {
-      diff = 0;
-      for (std::int64_t i = 0; i < n; ++i) diff = std::max(diff, std::fabs(xc[i] / 2 - rc[i] / 2));
-      ref /= 2;
-    }
-    double q = 0;
-    if (ref == 0 || std::isinf(ref)) {
-      q = diff == 0 ? 0.0 : std::numeric_limits<double>::infinity();
-    } else if (std::isinf(diff)) {
-      q = std::numeric_limits<double>::infinity();
-    } else if (diff > 0) {
-      // diff = md 2^ed, ref = mr 2^er (m in [0.5, 1)): one rounding of md / mr.
-      int ed = 0, er = 0;
-      const double md = std::frexp(diff, &ed);
-      const double mr = std::frexp(ref, &er);
-      q = std::ldexp(md / mr, ed - er);
-    }
-    worst = std::max(worst, q);
-  }
-  return worst;
 }
 
 void store_solution(const std::vector<std::string>& dirs, std::int64_t n,

@@ -83,24 +83,16 @@ solution solve(const stripe_request& r);
 // digits, so that `exala import` reads back the same bits.
 void export_system(const stripe_request& r);
 
-// The forward error of a solution x against a reference xref (both n x
-// nrhs, column-major): the largest over the columns of max_i |x_i - xref_i|
-// / max_i |xref_i|. Each difference is rounded once (exact when x_i and
-// xref_i are within a factor 2 of each other), the maxima are exact, and
-// the quotient is rounded once, by exponent and mantissa so that it neither
-// over- nor underflows on the way: the result is within a factor (1 + u)^2
-// of the exact ratio of the rounded differences. A column whose reference
-// is zero gives 0 if x is zero there too, +inf otherwise; NaN in x gives NaN.
-double forward_error(std::int64_t n, std::int64_t nrhs, const double* x, const double* xref);
 // Stores an accepted solution of `exala solve --workdir` in the set
 // (exala::store_stripe_solution) for `exala export solution`. A failure
 // (a full disk) is a warning line on stderr, not an error: the solution
 // itself still goes to -o or standard output.
 void store_solution(const std::vector<std::string>& dirs, std::int64_t n,
                     const std::vector<double>& x);
-// The summary's forward-error line on stderr, when the work directory set
-// holds a reference solution (`exala generate dense` stores the x it made B
-// from; `exala import` stores none): nothing otherwise. Never throws for a
+// The summary's forward-error line on stderr (forward_error.hpp), when the
+// work directory set holds a reference solution (`exala generate dense`
+// stores the x it made B from; `exala import` stores none): nothing
+// otherwise. Never throws for a
 // reference that cannot be read (the line says so): a solve stands without it.
 void print_forward_error(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,
                          const std::vector<double>& x);
