@@ -26,9 +26,9 @@
 // once complete and synced (exala::io::write_array_file): a full disk, an I/O
 // error, a damaged stripe file met halfway or a killed process leaves the
 // previous FILE (or none), never a partial one (a SIGKILL, which nothing can
-// clean up after, leaves the temporary FILE.tmp.PID.N beside it). Without -o (or with -o -)
-// the file goes to standard output. A line on stderr says what was written
-// (not with --quiet). The work directory set is locked (workdir_lock) while
+// clean up after, leaves the temporary FILE.tmp.PID.N beside it). Without -o
+// (or with -o -) the file goes to standard output. A line on stderr says
+// what was written (not with --quiet). The work directory set is locked (workdir_lock) while
 // it is read, so that no import or solve changes it underneath.
 #include <algorithm>
 #include <chrono>

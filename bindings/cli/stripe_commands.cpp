@@ -249,22 +249,26 @@ solution solve_out_of_core(const stripe_request& r) {
   const auto t0 = clock_type::now();
   const std::unique_ptr<progress_display> display = make_display(s);
   attach(display.get(), s.opt);
-  const exala::stripe_lu lu(dirs, s.opt);
+  std::optional<exala::stripe_lu> lu;
+  lu.emplace(dirs, s.opt);
   std::vector<double> x;
-  const exala::refine_report ref = lu.solve_stored(x, s.refine_steps);
+  const exala::refine_report ref = lu->solve_stored(x, s.refine_steps);
   if (display) display->clear();
-  const std::int64_t n = lu.n();
+  const std::int64_t n = lu->n();
   const std::int64_t nrhs = n > 0 ? static_cast<std::int64_t>(x.size()) / n : 0;
+  const exala::stripe_lu_report rep = lu->report();
+  // Done with the factorization (its cache and I/O threads) before the set
+  // is opened again for the reference and to store the solution.
+  lu.reset();
   if (!s.quiet) {
     // The library solves in core when the whole system fits the cache.
     const std::string cache = "cache " + format_bytes(static_cast<double>(s.opt.cache_bytes));
-    print_summary(lu.report(), ref, nrhs, s.refine_steps,
-                  lu.report().in_core ? "in core from " + dirs_text(dirs) + " (it fits the " +
-                                            cache + ")"
-                                      : "out of core in " + dirs_text(dirs) + " (" + cache + ")",
+    print_summary(rep, ref, nrhs, s.refine_steps,
+                  rep.in_core ? "in core from " + dirs_text(dirs) + " (it fits the " + cache + ")"
+                              : "out of core in " + dirs_text(dirs) + " (" + cache + ")",
                   seconds_since(t0));
+    print_forward_error(dirs, n, nrhs, x);
   }
-  if (!s.quiet) print_forward_error(dirs, n, nrhs, x);
   check_backward_error(ref, s.refine_steps);
   store_solution(dirs, n, x);
   return {n, nrhs, std::move(x)};
