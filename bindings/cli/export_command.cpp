@@ -1,11 +1,13 @@
 // export_command.cpp - `exala export`: a part of a stored stripe system back
 // to Matrix Market (see stripe_commands.hpp).
 //
-//   exala export matrix|rhs|solution|reference --workdir DIR [-o FILE] [--buffer SIZE] [--quiet]
+//   exala export matrix|rhs|solution|reference --workdir DIR [-o FILE] [--buffer SIZE]
+//                [--progress-interval SEC] [--quiet]
 //
 //   matrix     A (n x n), read by panels of whole columns, at most --buffer
 //              bytes at a time (default 1GiB), so that a matrix larger than
-//              memory is exported too (one read of the stripe files in all)
+//              memory is exported too (one read of the stripe files in all);
+//              its progress shows on stderr as solve's does (phase "export")
 //   rhs        B (n x nrhs)
 //   solution   the solution (n x nrhs) that the last successful `exala solve
 //              --workdir` of this system stored (the bits it wrote to -o or
@@ -34,6 +36,7 @@
 #include <chrono>
 #include <cstdint>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,6 +71,7 @@ void export_system(const stripe_request& r) {
   const part what = parse_part(r.operands.at(0));
   std::uint64_t buffer = default_export_buffer;
   if (const auto v = r.options.get("--buffer")) buffer = parse_size("--buffer", *v);
+  const double interval = progress_interval(r);
   const std::vector<std::string> dirs = workdirs_of(r);
   if (dirs.empty()) throw usage_error("export needs '--workdir DIR'");
   const std::string out = r.output.empty() ? std::string("-") : r.output;
@@ -84,6 +88,7 @@ void export_system(const stripe_request& r) {
   f.rows = n;
   std::vector<double> values;
   std::string name;
+  std::unique_ptr<progress_display> display;  // export matrix, not --quiet
   if (what == part::matrix) {
     name = "the matrix";
     f.cols = n;
@@ -95,8 +100,22 @@ void export_system(const stripe_request& r) {
                         " holds less than one column of the matrix (" +
                         std::to_string(column_bytes) + " bytes): give a larger --buffer");
     f.panel = panel;
-    f.source = [&rd, n](std::int64_t c0, std::int64_t c1, double* dst) {
+    const std::int64_t panels = (n + panel - 1) / panel;
+    if (!r.options.has("--quiet"))
+      display = std::make_unique<progress_display>(std::cerr, stderr_is_terminal(), interval);
+    f.source = [&, n, panel, panels](std::int64_t c0, std::int64_t c1, double* dst) {
       rd.read_block(0, n, c0, c1 - c0, dst, n);
+      if (!display) return;
+      exala::stripe_lu_progress p;
+      p.phase = "export";
+      p.step = (c1 + panel - 1) / panel;
+      p.steps = panels;
+      p.fraction = static_cast<double>(c1) / static_cast<double>(n);
+      p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (p.fraction > 0) p.eta_s = p.elapsed_s * (1 - p.fraction) / p.fraction;
+      if (p.elapsed_s > 0)
+        p.io_read_mbs = 8.0 * static_cast<double>(n) * static_cast<double>(c1) / p.elapsed_s / 1e6;
+      display->update(p);
     };
   } else {
     f.cols = nrhs;
@@ -120,6 +139,7 @@ void export_system(const stripe_request& r) {
     f.data = values;
   }
   exala::io::write_array_file(f);
+  if (display) display->clear();
   if (!r.options.has("--quiet")) {
     const double s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -156,7 +156,7 @@ constexpr std::array command_options{
     command_option{"--drop-page-cache", "", "solve",
                    "drop the OS page cache of stripe files after I/O (the disk tier is real)",
                    arg_kind::flag},
-    command_option{"--progress-interval", "SEC", "import solve",
+    command_option{"--progress-interval", "SEC", "import solve export",
                    "seconds between progress lines when stderr is not a terminal (default 10)"},
     command_option{"--quiet", "", "generate import solve export", "no progress display and no summary",
                    arg_kind::flag},

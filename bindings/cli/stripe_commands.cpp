@@ -158,6 +158,8 @@ std::int64_t default_stripe(std::int64_t n) {
 
 bool quiet(const stripe_request& r) { return r.options.has("--quiet"); }
 
+}  // namespace
+
 // --progress-interval SEC: seconds between plain progress lines.
 double progress_interval(const stripe_request& r) {
   const auto v = r.options.get("--progress-interval");
@@ -168,6 +170,8 @@ double progress_interval(const stripe_request& r) {
                       quote(*v));
   return t;
 }
+
+namespace {
 
 exala::stripe_order parse_order(std::string_view v) {
   if (v == "basic") return exala::stripe_order::basic;

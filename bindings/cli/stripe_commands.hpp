@@ -97,6 +97,10 @@ void store_solution(const std::vector<std::string>& dirs, std::int64_t n,
 void print_forward_error(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,
                          const std::vector<double>& x);
 
+// --progress-interval SEC (default 10): seconds between plain progress
+// lines when stderr is not a terminal. Throws usage_error for a bad value.
+double progress_interval(const stripe_request& r);
+
 // A byte count: digits (a decimal fraction allowed) and an optional suffix
 // B, K, M, G, T (powers of 1024) or KiB, MiB, GiB, TiB; at least 1 byte.
 // Throws usage_error naming `option` otherwise.

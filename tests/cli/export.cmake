@@ -23,6 +23,7 @@ foreach(case
     "cache#option '--cache' does not apply to 'export' (see 'exala --help')#export rhs --workdir ${stripe_dir}/empty --cache 1M"
     "force#option '--force' does not apply to 'export' (see 'exala --help')#export rhs --workdir ${stripe_dir}/empty --force"
     "workdir_twice#option '--workdir' names 'a' twice#export rhs --workdir a,a"
+    "progress_interval#option '--progress-interval' needs a number of seconds >= 0, got '-1'#export matrix --workdir ${stripe_dir}/empty --progress-interval=-1"
     "buffer_zero#option '--buffer' needs a positive size, got '0'#export matrix --workdir ${stripe_dir}/empty --buffer 0"
     "missing_workdir#work directory '${export_dir}/no-such-dir' does not exist#export rhs --workdir ${export_dir}/no-such-dir"
     "output_dir_missing#${export_dir}/no-such-dir/x.mtx: cannot create file: No such file or directory#export rhs --workdir ${stripe_dir}/empty -o ${export_dir}/no-such-dir/x.mtx"

@@ -90,7 +90,11 @@ roundtrip() {
   [ "$(sed -n 2p X.mtx)" = "$n 3" ] || fail "X.mtx size line $(sed -n 2p X.mtx)"
   [ "$(wc -l <A.mtx)" -eq $((n * n + 2)) ] || fail "A.mtx has $(wc -l <A.mtx) lines"
   run export matrix --workdir d1,d2 --buffer $((8 * n)) -o A_col.mtx --quiet
-  run export matrix --workdir d1,d2 --buffer $((8 * n * 5 + 7)) -o A_5.mtx --quiet
+  run export matrix --workdir d1,d2 --buffer $((8 * n * 5 + 7)) -o A_5.mtx --progress-interval 0
+  # Progress (stderr is a file: plain lines), one per panel of 5 columns.
+  has log "^exala: export: step 1/8 \(13\.5%\), .* elapsed, ETA .*, read .* MB/s$"
+  has log "^exala: export: step 8/8 \(100\.0%\), .* elapsed, ETA .*, read .* MB/s$"
+  [ "$(grep -c '^exala: export: step' log)" -eq 8 ] || { cat log; fail "not 8 progress lines"; }
   "$exala" export matrix --workdir d1,d2 --quiet >A_stdout.mtx || fail "export to stdout failed"
   "$exala" export rhs --workdir d1,d2 -o - --quiet >B_stdout.mtx || fail "export to - failed"
   same A.mtx A_col.mtx A_5.mtx A_stdout.mtx
