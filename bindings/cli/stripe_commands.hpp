@@ -78,9 +78,10 @@ void import_system(const stripe_request& r);
 // exala solve: in core (operands A B) or out of core (--workdir).
 solution solve(const stripe_request& r);
 // exala export matrix|rhs|solution|reference (export_command.cpp): a part
-// of the stored system (or its stored solution) written as a Matrix Market array file (-o FILE, replaced
-// atomically; standard output without -o), every value with 17 significant
-// digits, so that `exala import` reads back the same bits.
+// of the stored system (or its stored solution) written as a Matrix Market
+// array file (-o FILE, replaced atomically; standard output without -o),
+// every value with 17 significant digits, so that `exala import` reads back
+// the same bits.
 void export_system(const stripe_request& r);
 
 // Stores an accepted solution of `exala solve --workdir` in the set
