@@ -890,8 +890,8 @@ void prepare(pending& p) {
       write_failed(f.path, true, "cannot keep its mode: " + errno_text(e));
     }
     format_array(f, [&p](const std::string& text) {
-                   p.tmp->write(text.data(), static_cast<std::int64_t>(text.size()));
-                 });
+      p.tmp->write(text.data(), static_cast<std::int64_t>(text.size()));
+    });
     if (::fsync(p.tmp->fd()) != 0) {
       const int e = errno;
       write_failed(f.path, p.dest.existed, "fsync failed: " + errno_text(e));
