@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -654,6 +656,132 @@ BOOST_AUTO_TEST_CASE(ill_conditioned_refinement) {
   BOOST_CHECK_THROW(rd.read_xtrue(xt.data(), n - 1), exala::invalid_argument);
   // b = round(A x_true), so the exact solution is within ~cond * u of x_true.
   BOOST_TEST(max_rel_diff(x, xt) < 1e10 * u * 100);
+}
+
+// stripe_system_reader::read_block (exala export reads A by column panels):
+// every panel, row range and ld gives the bits of read_rows, across stripe
+// files and from two disks; bad arguments name themselves; a damaged chunk
+// inside the panel is found.
+BOOST_AUTO_TEST_CASE(reader_read_block) {
+  temp_dir d1("blk1"), d2("blk2");
+  const i64 n = 53;
+  exala::generate_dense_system({d1.str(), d2.str()}, n, 2, 17, 8, 0);
+  const exala::stripe_system_reader rd({d1.str(), d2.str()});
+  std::vector<double> a(std::size_t(n * n));
+  rd.read_rows(0, n, a.data(), n);
+  const auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  for (const auto& [r0, rows, c0, cols] : std::vector<std::array<i64, 4>>{
+           {0, n, 0, n}, {0, n, 0, 1}, {0, n, n - 1, 1}, {5, 20, 7, 13}, {8, 8, 40, 13},
+           {51, 2, 0, n}, {0, 1, 30, 23}, {3, 0, 0, n}, {0, n, 9, 0}}) {
+    const i64 ld = rows + 3;
+    std::vector<double> blk(std::size_t(ld * std::max<i64>(cols, 1)), -7.0);
+    rd.read_block(r0, rows, c0, cols, blk.data(), ld);
+    for (i64 j = 0; j < cols; ++j)
+      for (i64 i = 0; i < ld; ++i) {
+        const double got = blk[std::size_t(i + j * ld)];
+        if (i < rows)
+          BOOST_TEST(bits(got) == bits(a[std::size_t(r0 + i + (c0 + j) * n)]));
+        else
+          BOOST_TEST(got == -7.0);  // beyond `rows`: untouched
+      }
+  }
+  std::vector<double> blk(std::size_t(n * n));
+  BOOST_CHECK_THROW(rd.read_block(-1, 2, 0, 1, blk.data(), n), exala::invalid_argument);
+  BOOST_CHECK_THROW(rd.read_block(50, 4, 0, 1, blk.data(), n), exala::invalid_argument);
+  BOOST_CHECK_THROW(rd.read_block(0, 2, n, 1, blk.data(), n), exala::invalid_argument);
+  BOOST_CHECK_THROW(rd.read_block(0, 2, 50, 4, blk.data(), n), exala::invalid_argument);
+  BOOST_CHECK_THROW(rd.read_block(0, 4, 0, 1, blk.data(), 3), exala::invalid_argument);
+  BOOST_CHECK_THROW(rd.read_block(0, 4, 0, 1, nullptr, 4), exala::invalid_argument);
+  // A flipped byte in the middle of stripe 3 (rows 24..31, in d2): a panel
+  // that covers the byte fails naming the file; the other stripes read.
+  const std::string f3 = d2.str() + "/orig_3.bin";
+  {
+    std::fstream f(f3, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(0, std::ios::end);
+    const auto mid = static_cast<std::streamoff>(f.tellg()) / 2;
+    char c = 0;
+    f.seekg(mid);
+    f.read(&c, 1);
+    c = static_cast<char>(~c);
+    f.seekp(mid);
+    f.write(&c, 1);
+  }
+  BOOST_CHECK_THROW(rd.read_block(0, n, 0, n, blk.data(), n), exala::storage_error);
+  BOOST_CHECK_NO_THROW(rd.read_block(0, 24, 0, n, blk.data(), n));
+}
+
+// store_stripe_solution / read_solution (exala solve --workdir stores each
+// accepted solution, exala export solution reads it): none at first; every
+// bit back (-0, subnormals); replaced whole; kept by a new factorization,
+// removed by a new system; one copied in from another set is refused.
+BOOST_AUTO_TEST_CASE(stored_solution) {
+  temp_dir d1("sol1"), d2("sol2"), other("sol_other");
+  const i64 n = 21, nrhs = 2;
+  exala::generate_dense_system({d1.str(), d2.str()}, n, nrhs, 3, 8, 0);
+  const auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  std::vector<double> x(std::size_t(n * nrhs)), back(x.size(), 1.0);
+  {
+    const exala::stripe_system_reader rd({d1.str(), d2.str()});
+    BOOST_TEST(!rd.read_solution(back.data(), n));
+  }
+  for (i64 k = 0; k < n * nrhs; ++k) x[std::size_t(k)] = std::ldexp(double(k) - 20.0, -1060 + int(k) * 50);
+  x[0] = -0.0;
+  x[1] = 0x1p-1074;
+  x[2] = std::nextafter(0x1p-1022, 0.0);
+  const i64 ldx = n + 2;  // ld > n: the gaps are not stored
+  std::vector<double> xs(std::size_t(ldx * nrhs), 99.0);
+  for (i64 j = 0; j < nrhs; ++j)
+    for (i64 i = 0; i < n; ++i) xs[std::size_t(i + j * ldx)] = x[std::size_t(i + j * n)];
+  exala::store_stripe_solution({d1.str(), d2.str()}, xs.data(), ldx);
+  BOOST_TEST(std::filesystem::exists(d1.str() + "/solution.bin"));
+  BOOST_TEST(!std::filesystem::exists(d2.str() + "/solution.bin"));
+  {
+    const exala::stripe_system_reader rd({d1.str(), d2.str()});
+    BOOST_REQUIRE(rd.read_solution(back.data(), n));
+    for (std::size_t k = 0; k < x.size(); ++k) BOOST_TEST(bits(back[k]) == bits(x[k]));
+    BOOST_CHECK_THROW(rd.read_solution(back.data(), n - 1), exala::invalid_argument);
+  }
+  BOOST_CHECK_THROW(exala::store_stripe_solution({d1.str(), d2.str()}, xs.data(), n - 1),
+                    exala::invalid_argument);
+  BOOST_CHECK_THROW(exala::store_stripe_solution({}, xs.data(), n), exala::invalid_argument);
+  // A factorization from the start (resume = false clears the old one): the
+  // stored solution stays; a second store replaces it.
+  auto o = opts(8, 4);
+  o.resume = false;
+  {
+    const exala::stripe_lu lu({d1.str(), d2.str()}, o);
+    std::vector<double> xsol;
+    lu.solve_stored(xsol, 0);
+    BOOST_TEST(xsol.size() == x.size());
+  }
+  {
+    const exala::stripe_system_reader rd({d1.str(), d2.str()});
+    BOOST_REQUIRE(rd.read_solution(back.data(), n));
+    BOOST_TEST(bits(back[1]) == bits(0x1p-1074));
+  }
+  x[1] = 0.5;
+  exala::store_stripe_solution({d1.str(), d2.str()}, x.data(), n);
+  {
+    const exala::stripe_system_reader rd({d1.str(), d2.str()});
+    BOOST_REQUIRE(rd.read_solution(back.data(), n));
+    BOOST_TEST(back[1] == 0.5);
+  }
+  // Another set's solution.bin copied in: refused, naming the file.
+  exala::generate_dense_system({other.str()}, n, nrhs, 3, 8, 0);
+  std::filesystem::copy_file(d1.str() + "/solution.bin", other.str() + "/solution.bin");
+  {
+    const exala::stripe_system_reader rd({other.str()});
+    BOOST_CHECK_EXCEPTION(rd.read_solution(back.data(), n), exala::storage_error,
+                          [](const exala::storage_error& e) {
+                            return std::string(e.what()).find("belongs to another system") !=
+                                   std::string::npos;
+                          });
+  }
+  // A new system in the set: its files replace the old ones, the solution goes.
+  exala::generate_dense_system({d1.str(), d2.str()}, n, nrhs, 4, 8, 0, true);
+  BOOST_TEST(!std::filesystem::exists(d1.str() + "/solution.bin"));
+  const exala::stripe_system_reader rd({d1.str(), d2.str()});
+  BOOST_TEST(!rd.read_solution(back.data(), n));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,7 @@
 //                        [--nrhs K] [--force]
 //   exala import A B --workdir DIR [--stripe S] [--buffer SIZE] [--force]
 //   exala solve A B | --workdir DIR [--cache SIZE] [stripe LU options]
+//   exala export matrix|rhs|solution|reference --workdir DIR [-o FILE] [--buffer SIZE]
 //   exala devices                     (the OpenCL devices, for --device)
 //   exala run [--backend B] [--threads N] [--report] -- PROGRAM [ARGS...]
 //   exala blas-check [--backend B] [--threads N] -- PROGRAM [ARGS...]
@@ -109,6 +110,11 @@ exala::cli::stripe_request stripe_request_of(const invocation& inv, const std::s
 
 result run_import(const invocation& inv) {
   exala::cli::import_system(stripe_request_of(inv, "import"));
+  return result::nothing();
+}
+
+result run_export(const invocation& inv) {
+  exala::cli::export_system(stripe_request_of(inv, "export"));
   return result::nothing();
 }
 
@@ -372,6 +378,11 @@ constexpr std::array commands{
             "the solution X of A X = B by the stripe LU: in core (A B), or out of core from "
             "--workdir",
             run_solve, run_solve_mpi},
+    command{"export", "matrix|rhs|solution|reference", 1,
+            "a part of the system stored in --workdir (A, B, the solution of the last solve "
+            "--workdir, or generate dense's reference solution) as a Matrix Market array "
+            "file, every bit kept",
+            run_export, nullptr, true},
     command{"devices", "", 0, "list the OpenCL devices (for --backend opencl --device SPEC)",
             run_devices, nullptr},
     command{"run", "-- PROGRAM [ARGS...]", any_arity,

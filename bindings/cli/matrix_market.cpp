@@ -752,30 +752,50 @@ std::string errno_text(int e) { return std::strerror(e); }
 
 // The header and values of an array file, handed to `sink` in pieces of
 // about 1 MiB (so that a big result is never formatted whole in memory).
-void format_array(std::int64_t rows, std::int64_t cols, std::span<const double> data,
-                  const std::function<void(const std::string&)>& sink) {
+// The values are f.data, or f.source's panels of at most f.panel columns.
+void format_array(const array_file& f, const std::function<void(const std::string&)>& sink) {
   constexpr std::size_t piece = std::size_t{1} << 20;
-  std::string text = "%%MatrixMarket matrix array real general\n" + std::to_string(rows) + " " +
-                     std::to_string(cols) + "\n";
+  std::string text = "%%MatrixMarket matrix array real general\n" + std::to_string(f.rows) + " " +
+                     std::to_string(f.cols) + "\n";
   text.reserve(piece + 64);
-  for (const double v : data) {
-    text += format_real(v);
-    text += '\n';
-    if (text.size() >= piece) {
-      sink(text);
-      text.clear();
+  const auto put = [&](std::span<const double> values) {
+    for (const double v : values) {
+      text += format_real(v);
+      text += '\n';
+      if (text.size() >= piece) {
+        sink(text);
+        text.clear();
+      }
+    }
+  };
+  if (!f.source) {
+    put(f.data);
+  } else if (f.rows > 0) {
+    const std::int64_t panel = std::min(f.panel, f.cols);
+    std::vector<double> buf(static_cast<std::size_t>(f.rows * std::max<std::int64_t>(panel, 1)));
+    for (std::int64_t c0 = 0; c0 < f.cols; c0 += panel) {
+      const std::int64_t c1 = std::min(f.cols, c0 + panel);
+      f.source(c0, c1, buf.data());
+      put(std::span<const double>(buf.data(), static_cast<std::size_t>(f.rows * (c1 - c0))));
     }
   }
   if (!text.empty()) sink(text);
 }
 
-void check_array(std::int64_t rows, std::int64_t cols, std::span<const double> data) {
-  if (rows < 0) throw invalid_argument("rows", "must be >= 0, got " + std::to_string(rows));
-  if (cols < 0) throw invalid_argument("cols", "must be >= 0, got " + std::to_string(cols));
-  const auto count = exala::detail::count_of(rows, cols);
-  if (!count || *count != static_cast<std::int64_t>(data.size()))
-    throw invalid_argument("data", "has " + std::to_string(data.size()) + " values, expected " +
-                                       std::to_string(rows) + " x " + std::to_string(cols));
+void check_array(const array_file& f) {
+  if (f.rows < 0) throw invalid_argument("rows", "must be >= 0, got " + std::to_string(f.rows));
+  if (f.cols < 0) throw invalid_argument("cols", "must be >= 0, got " + std::to_string(f.cols));
+  const auto count = exala::detail::count_of(f.rows, f.cols);
+  if (f.source) {
+    if (!count) throw invalid_argument("rows", "rows x cols is too large");
+    if (f.panel < 1) throw invalid_argument("panel", "must be >= 1, got " + std::to_string(f.panel));
+    if (!exala::detail::count_of(f.rows, f.panel))
+      throw invalid_argument("panel", "rows x panel is too large");
+    return;
+  }
+  if (!count || *count != static_cast<std::int64_t>(f.data.size()))
+    throw invalid_argument("data", "has " + std::to_string(f.data.size()) + " values, expected " +
+                                       std::to_string(f.rows) + " x " + std::to_string(f.cols));
 }
 
 // Where a file written to `path` goes: replaced atomically (`target`: the
@@ -839,7 +859,7 @@ void write_stream(const array_file& f) {
     throw file_error(f.path, 0, "cannot open file for writing: " + errno_text(e));
   }
   int err = 0;
-  format_array(f.rows, f.cols, f.data, [&](const std::string& text) {
+  format_array(f, [&](const std::string& text) {
     std::size_t done = 0;
     while (err == 0 && done < text.size()) {
       const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
@@ -869,10 +889,9 @@ void prepare(pending& p) {
       const int e = errno;
       write_failed(f.path, true, "cannot keep its mode: " + errno_text(e));
     }
-    format_array(f.rows, f.cols, f.data,
-                 [&p](const std::string& text) {
-                   p.tmp->write(text.data(), static_cast<std::int64_t>(text.size()));
-                 });
+    format_array(f, [&p](const std::string& text) {
+      p.tmp->write(text.data(), static_cast<std::int64_t>(text.size()));
+    });
     if (::fsync(p.tmp->fd()) != 0) {
       const int e = errno;
       write_failed(f.path, p.dest.existed, "fsync failed: " + errno_text(e));
@@ -887,13 +906,14 @@ void prepare(pending& p) {
 
 void write_array(std::ostream& os, std::int64_t rows, std::int64_t cols,
                  std::span<const double> data) {
-  check_array(rows, cols, data);
-  format_array(rows, cols, data, [&os](const std::string& text) { os << text; });
+  const array_file f{"", rows, cols, data};
+  check_array(f);
+  format_array(f, [&os](const std::string& text) { os << text; });
 }
 
 void write_array_files(const std::vector<array_file>& files,
                        const std::function<void()>& before_rename) {
-  for (const array_file& f : files) check_array(f.rows, f.cols, f.data);
+  for (const array_file& f : files) check_array(f);
   std::vector<pending> all;
   all.reserve(files.size());
   for (const array_file& f : files) all.push_back({&f, destination_of(f.path), nullptr});
@@ -936,6 +956,17 @@ void write_array_file(const std::string& path, std::int64_t rows, std::int64_t c
     return;
   }
   write_array_files({array_file{path, rows, cols, data}});
+}
+
+void write_array_file(const array_file& f) {
+  if (f.path == "-") {
+    check_array(f);
+    format_array(f, [](const std::string& text) { std::cout << text; });
+    std::cout.flush();
+    if (!std::cout) throw exala::error("cannot write to standard output");
+    return;
+  }
+  write_array_files({f});
 }
 
 std::string entries_text(std::int64_t rows, std::int64_t cols) {

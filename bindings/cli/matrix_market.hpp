@@ -176,13 +176,28 @@ void write_array(std::ostream& os, std::int64_t rows, std::int64_t cols,
 void write_array_file(const std::string& path, std::int64_t rows, std::int64_t cols,
                       std::span<const double> data);
 
-// One array file for write_array_files.
+// Columns [c0, c1) of a matrix, rows x (c1 - c0) values column-major into
+// dst (ld = rows): a matrix too large to be held whole, written by panels.
+using column_source = std::function<void(std::int64_t c0, std::int64_t c1, double* dst)>;
+
+// One array file for write_array_files: its values are `data`, or, when
+// `source` is set, come from it in panels of at most `panel` columns
+// (panel >= 1; data is then unused).
 struct array_file {
   std::string path;
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::span<const double> data;
+  column_source source = {};
+  std::int64_t panel = 0;
 };
+// Writes `f` as write_array_file writes its data ("-": standard output; a
+// device or FIFO: in place; otherwise replaced atomically), its values taken
+// from f.source panel by panel when it is set, so that at most rows x panel
+// values are held at once. An exception thrown by the source leaves the
+// previous file unchanged (the temporary is removed) and is passed on.
+void write_array_file(const array_file& f);
+
 // Replaces several regular files together: each is written to a temporary
 // beside it and synced, then `before_rename` runs (may be empty), then all
 // are renamed. A failure before the renames keeps every previous file; only

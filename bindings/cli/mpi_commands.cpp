@@ -1049,8 +1049,10 @@ solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settin
                       "; rank directories " + exala::io::printable(pattern, 4096) +
                       "; I/O and cache counts of all ranks)",
                   seconds_since(t0));
+    print_forward_error(dirs, n, nrhs, x);
   }
   s.agree([&] { check_backward_error(ref, st.refine_steps); });
+  if (s.root()) store_solution(dirs, n, x);  // (never throws: no rank waits on it)
   s.finish();
   return {n, nrhs, std::move(x)};
 }

@@ -114,7 +114,7 @@ constexpr std::array command_options{
                    "uniform in [-0.5, 0.5]) or >= 1"},
     command_option{"--seed", "S", "generate", "seed of the generator (default 1)"},
     command_option{"--nrhs", "K", "generate", "dense: right-hand sides (default 1)"},
-    command_option{"--workdir", "DIR", "generate import solve",
+    command_option{"--workdir", "DIR", "generate import solve export",
                    "work directory of the stripe files; several disks: repeat the option or "
                    "give a comma list (the first holds the manifest)"},
     command_option{"--stripe", "S", "generate import solve",
@@ -122,9 +122,9 @@ constexpr std::array command_options{
                    "a stripe; solve: of the factorization, default chosen from n and --cache)"},
     command_option{"--force", "", "generate import",
                    "replace a system already in the work directory", arg_kind::flag},
-    command_option{"--buffer", "SIZE", "import",
-                   "hold at most SIZE bytes of A in memory (default 1GiB; several passes over "
-                   "A when it is larger)"},
+    command_option{"--buffer", "SIZE", "import export",
+                   "hold at most SIZE bytes of A in memory (default 1GiB; import: several "
+                   "passes over A when it is larger; export: A read by panels of columns)"},
     command_option{"--cache", "SIZE", "solve",
                    "host cache of stripes, out of core (default: half the physical memory; "
                    "--backend mpi: a rank's, default that half shared by a node's ranks)"},
@@ -156,10 +156,10 @@ constexpr std::array command_options{
     command_option{"--drop-page-cache", "", "solve",
                    "drop the OS page cache of stripe files after I/O (the disk tier is real)",
                    arg_kind::flag},
-    command_option{"--progress-interval", "SEC", "import solve",
+    command_option{"--progress-interval", "SEC", "import solve export",
                    "seconds between progress lines when stderr is not a terminal (default 10)"},
-    command_option{"--quiet", "", "generate import solve", "no progress display and no summary",
-                   arg_kind::flag},
+    command_option{"--quiet", "", "generate import solve export",
+                   "no progress display and no summary", arg_kind::flag},
     command_option{"--report", "", "run",
                    "print at the program's exit the BLAS calls ExaLA served (as blas-check)",
                    arg_kind::flag},
@@ -477,8 +477,13 @@ void print_help(std::ostream& os) {
         "of 1024): 2GiB, 512M. On a terminal, solve redraws a progress line on stderr;\n"
         "elsewhere it prints a line every --progress-interval seconds; then a summary\n"
         "(n, stripes, time, GFLOP/s, I/O, cache hits, resumed or not, the refinement's\n"
-        "steps and backward error before -> after). Standard output gets the solution\n"
-        "only.\n\n"
+        "steps and backward error before -> after; and, for a generated system, the\n"
+        "forward error max|x - xref| / max|xref| against its stored solution xref).\n"
+        "Standard output gets the solution only; solve --workdir also stores it in the\n"
+        "set. export writes A (matrix), B (rhs), that stored solution (solution) or\n"
+        "generate's xref (reference) of a work directory set as an array file with\n"
+        "17-digit values (-o FILE, replaced atomically; default standard output):\n"
+        "importing the exported A and B stores the same bits.\n\n"
         "MPI (--backend mpi, under mpirun -np P): sum, asum, dot, gemv, trsv (exact\n"
         "method) and solve run over the ranks; each rank reads its part of the files\n"
         "(a block of entries or columns, the block rows of T, its stripes) and works on\n"

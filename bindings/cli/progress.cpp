@@ -123,7 +123,8 @@ std::string progress_display::terminal_text(const exala::stripe_lu_progress& p,
   std::string rest = cat({" ", step_text(p), " ", percent(f), " ", format_duration(p.elapsed_s),
                           " ETA ", eta_text(p.eta_s)});
   if (p.phase == "factor") rest += cat({" ", format_fixed(p.gflops, 1), " GFLOP/s"});
-  if (p.phase == "import")  // reading a text file: no writes to show, no cache
+  // import reads a text file, export writes one: one rate to show, no cache.
+  if (p.phase == "import" || p.phase == "export")
     rest += cat({" read ", format_fixed(p.io_read_mbs, 0), " MB/s"});
   else
     rest += cat({" r/w ", format_fixed(p.io_read_mbs, 0), "/", format_fixed(p.io_write_mbs, 0),
@@ -141,7 +142,7 @@ std::string progress_display::plain_text(const exala::stripe_lu_progress& p) {
                           eta_text(p.eta_s)});
   if (p.phase == "factor") line += cat({", ", format_fixed(p.gflops, 1), " GFLOP/s"});
   line += cat({", read ", format_fixed(p.io_read_mbs, 1), " MB/s"});
-  if (p.phase != "import")
+  if (p.phase != "import" && p.phase != "export")
     line += cat({", write ", format_fixed(p.io_write_mbs, 1), " MB/s, cache hits ",
                  hit_ratio(p.cache_hits, p.cache_misses)});
   return line;

@@ -10,7 +10,8 @@
 // fields, at most one every `interval_s` seconds, so that logs stay short.
 // Standard output is never touched: it is for results only. `exala import`
 // shows its passes over A through the same display (phase "import": the
-// read rate only).
+// read rate only), and `exala export matrix` its panels of columns (phase
+// "export": the rate at which A is read).
 #pragma once
 
 #include <chrono>

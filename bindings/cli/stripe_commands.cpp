@@ -33,6 +33,7 @@
 
 #include "exala/checked.hpp"
 #include "exala/stripe_lu.hpp"
+#include "forward_error.hpp"
 #include "matrix_market.hpp"
 #include "progress.hpp"
 
@@ -154,6 +155,8 @@ std::int64_t default_stripe(std::int64_t n) {
 
 bool quiet(const stripe_request& r) { return r.options.has("--quiet"); }
 
+}  // namespace
+
 // --progress-interval SEC: seconds between plain progress lines.
 double progress_interval(const stripe_request& r) {
   const auto v = r.options.get("--progress-interval");
@@ -164,6 +167,8 @@ double progress_interval(const stripe_request& r) {
                       quote(*v));
   return t;
 }
+
+namespace {
 
 exala::stripe_order parse_order(std::string_view v) {
   if (v == "basic") return exala::stripe_order::basic;
@@ -240,35 +245,33 @@ solution solve_out_of_core(const stripe_request& r) {
   const std::vector<std::string> dirs = workdirs_of(r);
   solve_settings s = solve_options(r, true);
   check_output(r.output);
-  for (const std::string& d : dirs) {
-    struct stat st{};
-    if (::stat(d.c_str(), &st) != 0) {
-      const int e = errno;
-      if (e == ENOENT) throw usage_error("work directory " + quote(d) + " does not exist");
-      throw exala::error("work directory " + quote(d) + ": cannot stat it: " + std::strerror(e));
-    }
-    if (!S_ISDIR(st.st_mode)) throw usage_error("work directory " + quote(d) + " is not a directory");
-  }
+  check_workdirs_exist(dirs);
   const workdir_lock lock(dirs, false);
   const auto t0 = clock_type::now();
   const std::unique_ptr<progress_display> display = make_display(s);
   attach(display.get(), s.opt);
-  const exala::stripe_lu lu(dirs, s.opt);
+  std::optional<exala::stripe_lu> lu;
+  lu.emplace(dirs, s.opt);
   std::vector<double> x;
-  const exala::refine_report ref = lu.solve_stored(x, s.refine_steps);
+  const exala::refine_report ref = lu->solve_stored(x, s.refine_steps);
   if (display) display->clear();
-  const std::int64_t n = lu.n();
+  const std::int64_t n = lu->n();
   const std::int64_t nrhs = n > 0 ? static_cast<std::int64_t>(x.size()) / n : 0;
+  const exala::stripe_lu_report rep = lu->report();
+  // Done with the factorization (its cache and I/O threads) before the set
+  // is opened again for the reference and to store the solution.
+  lu.reset();
   if (!s.quiet) {
     // The library solves in core when the whole system fits the cache.
     const std::string cache = "cache " + format_bytes(static_cast<double>(s.opt.cache_bytes));
-    print_summary(lu.report(), ref, nrhs, s.refine_steps,
-                  lu.report().in_core ? "in core from " + dirs_text(dirs) + " (it fits the " +
-                                            cache + ")"
-                                      : "out of core in " + dirs_text(dirs) + " (" + cache + ")",
+    print_summary(rep, ref, nrhs, s.refine_steps,
+                  rep.in_core ? "in core from " + dirs_text(dirs) + " (it fits the " + cache + ")"
+                              : "out of core in " + dirs_text(dirs) + " (" + cache + ")",
                   seconds_since(t0));
+    print_forward_error(dirs, n, nrhs, x);
   }
   check_backward_error(ref, s.refine_steps);
+  store_solution(dirs, n, x);
   return {n, nrhs, std::move(x)};
 }
 
@@ -311,6 +314,18 @@ std::vector<std::string> workdirs_of(const stripe_request& r) {
     }
   }
   return dirs;
+}
+
+void check_workdirs_exist(const std::vector<std::string>& dirs) {
+  for (const std::string& d : dirs) {
+    struct stat st{};
+    if (::stat(d.c_str(), &st) != 0) {
+      const int e = errno;
+      if (e == ENOENT) throw usage_error("work directory " + quote(d) + " does not exist");
+      throw exala::error("work directory " + quote(d) + ": cannot stat it: " + std::strerror(e));
+    }
+    if (!S_ISDIR(st.st_mode)) throw usage_error("work directory " + quote(d) + " is not a directory");
+  }
 }
 
 std::string dirs_text(const std::vector<std::string>& dirs) {
@@ -518,6 +533,40 @@ void print_summary(const exala::stripe_lu_report& rep, const exala::refine_repor
       << ", backward error " << format_sci(ref.backward_error_before) << " -> "
       << format_sci(ref.backward_error_after) << ", " << format_duration(ref.seconds);
   e << '\n' << std::flush;
+}
+
+void store_solution(const std::vector<std::string>& dirs, std::int64_t n,
+                    const std::vector<double>& x) {
+  try {
+    exala::store_stripe_solution(dirs, x.data(), std::max<std::int64_t>(n, 1));
+  } catch (const exala::error& err) {
+    std::string what = err.what();
+    if (what.starts_with("exala: ")) what.erase(0, 7);
+    std::cerr << "exala: warning: the solution is not stored in " << dirs_text(dirs)
+              << " ('exala export solution' gives the previous one, if any): " << what << '\n'
+              << std::flush;
+  }
+}
+
+void print_forward_error(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,
+                         const std::vector<double>& x) {
+  std::ostream& e = std::cerr;
+  try {
+    const exala::stripe_system_reader rd(dirs);
+    if (rd.n() != n || rd.nrhs() != nrhs ||
+        x.size() != static_cast<std::size_t>(n) * static_cast<std::size_t>(nrhs))
+      return;  // (not the system that was solved: cannot happen under the lock)
+    std::vector<double> xref(x.size());
+    if (!rd.read_xtrue(xref.data(), std::max<std::int64_t>(n, 1))) return;
+    e << "  forward error: " << format_sci(forward_error(n, nrhs, x.data(), xref.data()))
+      << " (max |x_i - xref_i| / max |xref_i| against the stored reference solution xref"
+      << (nrhs > 1 ? ", largest over the right-hand sides)" : ")") << '\n' << std::flush;
+  } catch (const exala::error& err) {
+    std::string what = err.what();
+    if (what.starts_with("exala: ")) what.erase(0, 7);
+    e << "  forward error: not computed, the stored reference solution cannot be read: " << what
+      << '\n' << std::flush;
+  }
 }
 
 // A progress display on stderr, or none (--quiet).

@@ -77,6 +77,30 @@ void generate_dense(const stripe_request& r);
 void import_system(const stripe_request& r);
 // exala solve: in core (operands A B) or out of core (--workdir).
 solution solve(const stripe_request& r);
+// exala export matrix|rhs|solution|reference (export_command.cpp): a part
+// of the stored system (or its stored solution) written as a Matrix Market
+// array file (-o FILE, replaced atomically; standard output without -o),
+// every value with 17 significant digits, so that `exala import` reads back
+// the same bits.
+void export_system(const stripe_request& r);
+
+// Stores an accepted solution of `exala solve --workdir` in the set
+// (exala::store_stripe_solution) for `exala export solution`. A failure
+// (a full disk) is a warning line on stderr, not an error: the solution
+// itself still goes to -o or standard output.
+void store_solution(const std::vector<std::string>& dirs, std::int64_t n,
+                    const std::vector<double>& x);
+// The summary's forward-error line on stderr (forward_error.hpp), when the
+// work directory set holds a reference solution (`exala generate dense`
+// stores the x it made B from; `exala import` stores none): nothing
+// otherwise. Never throws for a
+// reference that cannot be read (the line says so): a solve stands without it.
+void print_forward_error(const std::vector<std::string>& dirs, std::int64_t n, std::int64_t nrhs,
+                         const std::vector<double>& x);
+
+// --progress-interval SEC (default 10): seconds between plain progress
+// lines when stderr is not a terminal. Throws usage_error for a bad value.
+double progress_interval(const stripe_request& r);
 
 // A byte count: digits (a decimal fraction allowed) and an optional suffix
 // B, K, M, G, T (powers of 1024) or KiB, MiB, GiB, TiB; at least 1 byte.
@@ -102,6 +126,9 @@ solve_settings solve_options(const stripe_request& r, bool out_of_core);
 // The --workdir set: every value given, each one a comma list; no empty or
 // repeated names. Empty when none was given.
 std::vector<std::string> workdirs_of(const stripe_request& r);
+// Throws usage_error "work directory 'D' does not exist" (or "is not a
+// directory") for the first such directory of the set.
+void check_workdirs_exist(const std::vector<std::string>& dirs);
 // "DIR1,DIR2" for messages.
 std::string dirs_text(const std::vector<std::string>& dirs);
 // Bytes of physical memory (0 if unknown).

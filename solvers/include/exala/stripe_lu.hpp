@@ -300,13 +300,33 @@ class stripe_system_reader {
   const std::string& source() const noexcept;
   // Rows [row0, row0 + rows) of A, all n columns, column-major into dst (ld >= rows).
   void read_rows(std::int64_t row0, std::int64_t rows, double* dst, std::int64_t ld) const;
+  // Rows [row0, row0 + rows) x columns [col0, col0 + cols) of A, column-major
+  // into dst (ld >= rows): a panel of columns without reading whole stripes
+  // (the stripe files are checksummed by chunks).
+  void read_block(std::int64_t row0, std::int64_t rows, std::int64_t col0, std::int64_t cols,
+                  double* dst, std::int64_t ld) const;
   void read_rhs(double* b, std::int64_t ldb) const;     // n x nrhs
   bool read_xtrue(double* x, std::int64_t ldx) const;   // false: none stored
+  // The solution stored by store_stripe_solution (n x nrhs); false: none
+  // stored since the system was written.
+  bool read_solution(double* x, std::int64_t ldx) const;
 
  private:
   struct impl;
   std::unique_ptr<impl> p_;
 };
+
+// Stores x (n x nrhs, ldx) as the solution of the system in the work
+// directory set (the file solution.bin in workdirs[0], written to a
+// temporary and renamed over the previous one, with the system's identity:
+// storage_error on failure, the previous one kept). It stays until the
+// next store_stripe_solution or until a new system replaces the set (its
+// factorization may be redone meanwhile: the stored solution still solves
+// the stored system). `exala solve --workdir` stores each solution it
+// accepts; stripe_system_reader::read_solution and `exala export solution`
+// read it back with the same bits.
+void store_stripe_solution(const std::vector<std::string>& workdirs, const double* x,
+                           std::int64_t ldx);
 
 // A random test system written straight to stripes. cond == 0: entries
 // uniform in [-0.5, 0.5] (the seed's matrices); cond >= 1: A = (I - 2uu^T)

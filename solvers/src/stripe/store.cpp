@@ -555,6 +555,25 @@ void store::write_xtrue(const double* x, i64 ldx) {
   std::lock_guard<std::mutex> lk(p_->info_mu);
   p_->info.has_xtrue = true;
 }
+void store::write_solution(const double* x, i64 ldx) {
+  impl& s = *p_;
+  const i64 n = s.info.n, nrhs = s.info.nrhs;
+  check_arg(x != nullptr || nrhs == 0, "x", "is null");
+  check_arg(ldx >= n, "ldx", "must be >= n = " + num(n) + " (got " + num(ldx) + ")");
+  check_span("ldx", nrhs, n, ldx);
+  if (s.staging)
+    throw exala::error("exala: stripe store: solution.bin: the system is not finished");
+  payload_src src;
+  src.parts[0] = block{reinterpret_cast<const char*>(x), n * 8, nrhs, ldx * 8};
+  src.count = nrhs > 0 ? 1 : 0;
+  s.write_file(s.main_dir() / "solution.bin", -1,
+               blank_header(kind::solution, n, n, -1, 0, 0, nrhs, nrhs, 0), src);
+}
+bool store::read_solution(double* x, i64 ldx) const {
+  if (p_->staging || !path_exists(p_->main_dir() / "solution.bin", -1)) return false;
+  p_->read_nrhs(kind::solution, "solution.bin", x, ldx, "x", "ldx");
+  return true;
+}
 void store::read_rhs(double* b, i64 ldb) const {
   p_->read_nrhs(kind::rhs, "rhs.bin", b, ldb, "b", "ldb");
 }

@@ -9,6 +9,10 @@
 // column-major doubles):
 //   manifest                 n, nrhs, original stripe height, max|a_ij|, ||A||_inf, source
 //   rhs.bin, xtrue.bin       B (n x nrhs) and, for generated systems, the x used to make B
+//   solution.bin             the last solution stored for the system (n x nrhs; `exala solve
+//                            --workdir` stores each one it accepts); the only file of the
+//                            system written after finish(), replaced whole (atomically); a new
+//                            system removes it (it is not one of the new system's files)
 //   orig_<I>.bin             original stripe I (rows x n), never modified after creation
 //   progress                 factorization parameters and the number of finished groups
 //   act_<I>.bin              active part of factorization stripe I: columns [col0, n)
@@ -143,6 +147,11 @@ class store {
                      double* dst, std::int64_t ld) const;
   void read_rhs(double* b, std::int64_t ldb) const;
   bool read_xtrue(double* x, std::int64_t ldx) const;  // false if none
+  // A solution of the finished system (n x nrhs), replacing the stored one
+  // atomically: it carries the system id (not a factorization's: it stays
+  // valid for the system whatever is factored later).
+  void write_solution(const double* x, std::int64_t ldx);
+  bool read_solution(double* x, std::int64_t ldx) const;  // false if none
 
   // --- factorization state (stripe index I of the factorization's S) ---
   // (Only on a finished set.) The store's factorization id is the journal's

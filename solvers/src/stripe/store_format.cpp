@@ -56,6 +56,7 @@ const char* kind_name(std::uint32_t k) {
     case kind::active: return "act";
     case kind::lseg: return "lseg";
     case kind::lu: return "lu";
+    case kind::solution: return "solution";
   }
   return "unknown";
 }
@@ -129,7 +130,8 @@ bool parse_numbered(std::string_view name, std::string_view prefix, int count, i
 }
 
 name_class classify(std::string_view name) {
-  if (name == "manifest" || name == "rhs.bin" || name == "xtrue.bin") return name_class::original;
+  if (name == "manifest" || name == "rhs.bin" || name == "xtrue.bin" || name == "solution.bin")
+    return name_class::original;
   i64 v[3];
   if (parse_numbered(name, "orig_", 1, v)) return name_class::original;
   if (name == "progress" || parse_numbered(name, "act_", 1, v) ||

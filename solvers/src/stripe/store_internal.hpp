@@ -175,6 +175,7 @@ enum class kind : std::uint32_t {
   active = 6,
   lseg = 7,
   lu = 8,
+  solution = 9,
 };
 
 const char* kind_name(std::uint32_t k);

@@ -436,6 +436,15 @@ solve() {
   [ "$(grep -c '^exala: solved n = 240' m.err)" -eq 1 ] || { show m.err; fail "not one summary"; }
   [ -d rw/r0 ] || fail "--rank-workdir rw/r%r made no rw/r0"
   cmp single_x.mtx x2.mtx || fail "x2.mtx differs"
+  # Rank 0 stored the solution in the set: exala export solution gives its bits.
+  "$exala" export solution --workdir wd --quiet -o xs2.mtx || fail "export solution"
+  cmp x2.mtx xs2.mtx || fail "the stored solution differs from x2.mtx"
+  # The forward error against generate's reference (rank 0's summary): the
+  # single-process line, since the solution has the same bits.
+  grep '^  forward error: ' m.err >m.fe
+  [ "$(wc -l <m.fe)" -eq 1 ] || { show m.err; fail "not one forward-error line"; }
+  "$exala" solve --workdir wd $f --cache 600K -o x3.mtx 2>s3.err || fail "single-process solve"
+  grep '^  forward error: ' s3.err | cmp - m.fe || { show s3.err; fail "the forward-error lines differ"; }
   # In core, from Matrix Market files.
   awk 'BEGIN { srand(21); n = 150; print "%%MatrixMarket matrix array real general"; print n, n
     for (j = 0; j < n; j++) for (i = 0; i < n; i++) printf "%.17g\n", rand() - 0.5 }' >a.mtx
