@@ -671,6 +671,13 @@ void pack_rows(const double* y, i64 ldy, i64 r0, i64 r, i64 nrhs, double* buf) {
 void unpack_rows(const double* buf, i64 r0, i64 r, i64 nrhs, double* y, i64 ldy) {
   for (i64 c = 0; c < nrhs; ++c) std::copy_n(buf + c * r, r, y + r0 + c * ldy);
 }
+// Runs a view's `done` when a step leaves, normally or by an exception.
+struct run_at_exit {
+  const std::function<void()>& f;
+  ~run_at_exit() {
+    if (f) f();
+  }
+};
 // Sends rows [r0, r0 + r) of y from their owner o to every rank.
 void share_rows(distribution& d, int o, i64 r0, i64 r, i64 nrhs, double* y, i64 ldy, std::vector<double>& buf) {
   if (d.ranks() == 1) return;
@@ -692,12 +699,7 @@ void solve_by_stripes(distribution& d, i64 n, i64 S, i64 N, i64 nrhs, double* y,
     const i64 r = std::min(S, n - J * S), r0 = J * S;
     d.owner_step(o, 0, [&] {
       lu_view v = lu_of(J);
-      struct done_at_exit {
-        std::function<void()>& f;
-        ~done_at_exit() {
-          if (f) f();
-        }
-      } done{v.done};
+      const run_at_exit done{v.done};
       if (forward) {
         if (v.piv != nullptr)
           for (i64 i = 0; i < r; ++i) {
@@ -728,12 +730,7 @@ void residual_by_stripes(distribution& d, i64 n, i64 S, i64 N, i64 nrhs, const d
     prepare();
     for (i64 I = d.first_own(0); I < N; I += d.ranks()) {
       rows_view v = rows_of(I);
-      struct done_at_exit {
-        std::function<void()>& f;
-        ~done_at_exit() {
-          if (f) f();
-        }
-      } done{v.done};
+      const run_at_exit done{v.done};
       for (i64 c = 0; c < nrhs; ++c)
         gemv(layout::col_major, transpose::none, rows(I), n, -1.0, v.a, v.lda, x + c * ldx, 1, 1.0,
              r + I * S + c * n, 1, ex);

@@ -30,17 +30,7 @@ const std::string& stripe_system_reader::source() const noexcept { return p_->st
 
 void stripe_system_reader::read_rows(std::int64_t row0, std::int64_t rows, double* dst,
                                      std::int64_t ld) const {
-  const std::int64_t n = this->n();
-  if (row0 < 0 || row0 > n)
-    throw invalid_argument("row0", "must be in 0.." + std::to_string(n) + ", got " + std::to_string(row0));
-  if (rows < 0 || rows > n - row0)
-    throw invalid_argument("rows", "must be in 0.." + std::to_string(n - row0) + ", got " +
-                                       std::to_string(rows));
-  if (ld < std::max<std::int64_t>(1, rows))
-    throw invalid_argument("ld", "must be >= max(1, rows), got " + std::to_string(ld));
-  if (rows > 0 && n > 0 && dst == nullptr) throw invalid_argument("dst", "is null");
-  if (rows == 0 || n == 0) return;
-  p_->sto.read_original(row0, rows, 0, n, dst, ld);
+  read_block(row0, rows, 0, n(), dst, ld);
 }
 
 void stripe_system_reader::read_block(std::int64_t row0, std::int64_t rows, std::int64_t col0,
