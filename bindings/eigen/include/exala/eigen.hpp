@@ -7,6 +7,9 @@
 //   exala/eigen/blas.hpp     sum, asum, dot, nrm2, gemv, gemm
 //   exala/eigen/solvers.hpp  ExactTriangularSolver<Mode>,
 //                            CompensatedTriangularSolver<Mode>, StripeLU
+//   exala/eigen/exact.hpp    exact(expr): Eigen expressions evaluated
+//                            exactly, rounded once (reductions,
+//                            coefficients, products, solves)
 //
 // The one rule to know: EXPRESSIONS ARE EVALUATED BY EIGEN FIRST.
 // An argument that is an Eigen expression rather than plain storage
@@ -33,3 +36,4 @@
 
 #include "exala/eigen/blas.hpp"
 #include "exala/eigen/solvers.hpp"
+#include "exala/eigen/exact.hpp"
