@@ -9,3 +9,12 @@ if(TARGET exala::eigen)
   add_test(NAME eigen_example COMMAND exala_eigen_example)
   set_tests_properties(eigen_example PROPERTIES LABELS unit ENVIRONMENT OMP_WAIT_POLICY=passive)
 endif()
+
+# exala::eigen::exact(expr) (issue 20): every form against MPFR and the
+# function adapters, bit for bit; the compile-time rejections as concepts.
+if(TARGET exala::eigen)
+  exala_test_executable(test_eigen_exact bindings/eigen/test_eigen_exact.cpp exala::eigen)
+  exala_add_suite(test_eigen_exact)
+  set_tests_properties(test_eigen_exact test_eigen_exact_long PROPERTIES
+                       ENVIRONMENT OMP_WAIT_POLICY=passive)
+endif()

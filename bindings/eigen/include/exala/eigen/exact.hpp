@@ -276,8 +276,9 @@ template <class X>
 using nested_t = typename Eigen::internal::ref_selector<X>::type;
 
 // The nullary functor of exact(e): coefficient (i, j) as the correctly
-// rounded exact sum of its terms. Binary operator only, so that Eigen never
-// asks for a linear index.
+// rounded exact sum of its terms. A linear index only for vectors at
+// compile time (Eigen then reads v(k), v[k]); a matrix is read by (i, j)
+// only, as its linear order would depend on the destination's storage.
 template <class X>
 struct exact_coeff_op {
   nested_t<X> expr;
@@ -286,6 +287,11 @@ struct exact_coeff_op {
     superaccumulator acc;
     expr_terms<X>::each(expr, i, j, [&](const term& t) { add_term(acc, t); });
     return acc.round(mode);
+  }
+  double operator()(Index k) const
+    requires(bool(X::IsVectorAtCompileTime))
+  {
+    return int(X::RowsAtCompileTime) == 1 ? (*this)(0, k) : (*this)(k, 0);
   }
 };
 
@@ -399,6 +405,25 @@ class ExactTriangularView {
 // dot, squaredNorm, norm, cwiseAbs().sum() are exact reductions rounded
 // once, and exact(A) * B, .transpose(), alpha * exact(A),
 // .triangularView<Mode>() lead to the exact products and solves.
+}  // namespace exala::eigen
+
+namespace Eigen::internal {
+// exact(e)'s functor: no packets; linear access for vectors only (Eigen
+// infers it from the absence of a binary operator otherwise); not
+// repeatable, so that Eigen evaluates exact(e) once before nesting it in a
+// larger expression (each coefficient costs an accumulator).
+template <class X>
+struct functor_has_linear_access<exala::eigen::detail::exact_coeff_op<X>> {
+  enum { ret = bool(X::IsVectorAtCompileTime) };
+};
+template <class X>
+struct functor_traits<exala::eigen::detail::exact_coeff_op<X>> {
+  enum { Cost = 100, PacketAccess = false, IsRepeatable = false };
+};
+}  // namespace Eigen::internal
+
+namespace exala::eigen {
+
 template <exact_expression X>
 class Exact
     : public Eigen::CwiseNullaryOp<detail::exact_coeff_op<X>, typename X::PlainObject> {
