@@ -539,7 +539,7 @@ class Exact
     }
 
    private:
-    const Exact& e_;
+    Exact e_;  // a copy (it refers to e's operands, as exact(e) does)
   };
   Abs cwiseAbs() const { return Abs(*this); }
 
@@ -547,14 +547,16 @@ class Exact
   template <class R>
     requires plain_storage<X> && plain_storage<R>
   ExactProduct<X, R> operator*(const Eigen::MatrixBase<R>& rhs) const {
-    return matrix() * rhs;
+    return left_operand() * rhs;
   }
   ExactMatrix<X> transpose() const
     requires plain_storage<X>
   {
-    return matrix().transpose();
+    return left_operand().transpose();
   }
-  ExactMatrix<X> matrix() const
+  // exact(A) as the left operand of a product (what alpha * exact(A) and
+  // exact(A).transpose() build on).
+  ExactMatrix<X> left_operand() const
     requires plain_storage<X>
   {
     return ExactMatrix<X>(expression(), 1.0, exala::transpose::none, false, ex_);
@@ -579,7 +581,7 @@ class Exact
 template <class X>
   requires plain_storage<X>
 ExactMatrix<X> operator*(double alpha, const Exact<X>& e) {
-  return alpha * e.matrix();
+  return alpha * e.left_operand();
 }
 
 // exact(e) (see the top of this file): e's shapes are checked here, and
