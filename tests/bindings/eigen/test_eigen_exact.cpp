@@ -13,6 +13,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -90,15 +91,24 @@ std::string thrown_name(F&& f) {
 }  // namespace
 
 // ------------------------------------------------ compile-time rejections
-// A term of three doubles, an unsupported node, or an expression as an
-// operand of a product is not an exact form: the members are constrained,
-// so these do not compile (and the positive cases do).
+// A term of four doubles (three for squaredNorm / norm / cwiseAbs), an
+// unsupported node, or an expression as an operand of a product is not an
+// exact form: the members are constrained, so these do not compile (and the
+// positive cases do).
 template <class V>
-concept three_factor_dot = requires(V x, double a) { ee::exact(a * x).dot(x); };
+concept three_factor_dot = requires(V x, double a) { ee::exact(a * x + x).dot(x); };
 template <class V>
-concept three_factor_dot2 = requires(V x) { ee::exact(x.cwiseProduct(x)).dot(x); };
+concept three_factor_sum = requires(V x, double a) { ee::exact(a * x.cwiseProduct(x)).sum(); };
+template <class V>
+concept four_factor_dot = requires(V x, double a) { ee::exact(a * x.cwiseProduct(x)).dot(x); };
+template <class V>
+concept four_factor_dot2 = requires(V x) { ee::exact(x.cwiseProduct(x)).dot(x.cwiseProduct(x)); };
+template <class V>
+concept four_factor_coeff = requires(V x) { ee::exact(2.0 * x.cwiseProduct(x).cwiseProduct(x)); };
 template <class V>
 concept three_factor_norm = requires(V x) { ee::exact(2.0 * x).squaredNorm(); };
+template <class V>
+concept three_factor_abs = requires(V x) { ee::exact(2.0 * x.cwiseProduct(x)).cwiseAbs(); };
 template <class V>
 concept two_factor_sum = requires(V x) { ee::exact(x.cwiseProduct(x) - 2.0 * x).sum(); };
 template <class V>
@@ -121,8 +131,10 @@ concept solve_expression_rhs =
 template <class M, class V>
 concept product_plain = requires(M a, V x) { ee::exact(a).transpose() * x; };
 
-static_assert(!three_factor_dot<VectorXd> && !three_factor_dot2<VectorXd> &&
-              !three_factor_norm<VectorXd>);
+static_assert(three_factor_dot<VectorXd> && three_factor_sum<VectorXd>);
+static_assert(!four_factor_dot<VectorXd> && !four_factor_dot2<VectorXd> &&
+              !four_factor_coeff<VectorXd> && !three_factor_norm<VectorXd> &&
+              !three_factor_abs<VectorXd>);
 static_assert(two_factor_sum<VectorXd> && two_factor_dot<VectorXd>);
 static_assert(!quotient<VectorXd> && !square_root<VectorXd> && !abs_of_sum<VectorXd> &&
               !array_expr<VectorXd>);
@@ -346,6 +358,149 @@ BOOST_AUTO_TEST_CASE(special_values_and_signed_zeros) {
   BOOST_TEST(same_bits(ee::exact(n0 - p0).cwiseAbs().sum(), 0.0));
   BOOST_TEST(same_bits(ee::exact(n0 + n0).sum(), -0.0));
   BOOST_TEST(same_bits(ee::exact(n0 - p0)(0), -0.0));
+}
+
+// ------------------------------------------------ terms of three doubles
+
+// The exact sum of products of up to three doubles in MPFR (6600 bits: the
+// terms span 2^-3222 .. 2^3072; every operation is checked to be exact).
+class mpfr_wide_sum {
+ public:
+  explicit mpfr_wide_sum(rounding m) : rnd_(exala_test::to_mpfr(m)) {
+    mpfr_init2(sum_, 6600);
+    mpfr_init2(term_, 200);
+    mpfr_init2(factor_, 53);
+    mpfr_set_zero(sum_, +1);
+  }
+  ~mpfr_wide_sum() { mpfr_clears(sum_, term_, factor_, static_cast<mpfr_ptr>(nullptr)); }
+  mpfr_wide_sum(const mpfr_wide_sum&) = delete;
+  mpfr_wide_sum& operator=(const mpfr_wide_sum&) = delete;
+
+  void add(std::initializer_list<double> factors) {
+    bool first = true;
+    for (const double f : factors) {
+      if (first) {
+        mpfr_set_d(term_, f, rnd_);  // exact (200 bits)
+        first = false;
+        continue;
+      }
+      mpfr_set_d(factor_, f, rnd_);
+      BOOST_REQUIRE(mpfr_mul(term_, term_, factor_, rnd_) == 0);  // IEEE: inf * 0 = NaN
+    }
+    if (empty_) {
+      mpfr_set(sum_, term_, rnd_);  // the first term is the sum (keeps -0)
+      empty_ = false;
+    } else {
+      BOOST_REQUIRE(mpfr_add(sum_, sum_, term_, rnd_) == 0);
+    }
+  }
+  double round() const { return exala_test::mpfr_to_double(sum_, rnd_); }
+
+ private:
+  mpfr_rnd_t rnd_;
+  mpfr_t sum_, term_, factor_;
+  bool empty_ = true;
+};
+
+BOOST_AUTO_TEST_CASE(three_factor_terms_match_mpfr) {
+  const double a = -0x1.3p-3, b = 0x1.7p5;
+  for (const Index n : {0, 1, 7, 300}) {
+    const VectorXd x = random_vector(n, 101 + unsigned(n)), y = near_negation(x, 102),
+                   w = random_vector(n, 103);
+    for (const rounding m : all_modes) {
+      const auto ex = in_mode(m);
+      mpfr_wide_sum s(m);
+      for (Index i = 0; i < n; ++i) {
+        s.add({a, x[i], w[i]});
+        s.add({b, y[i], w[i]});
+      }
+      BOOST_TEST(same_bits(ee::exact(a * x + b * y, ex).dot(w), s.round()));
+      BOOST_TEST(same_bits(ee::exact(w, ex).dot(x * a + b * y), s.round()));
+      BOOST_TEST(same_bits(ee::exact(a * x.cwiseProduct(w) + b * y.cwiseProduct(w), ex).sum(),
+                           s.round()));
+      // Terms of two doubles through the wide accumulator (1.0 * x .* y)
+      // give the library's bits (exala::dot).
+      BOOST_TEST(same_bits(ee::exact(1.0 * x.cwiseProduct(y), ex).sum(), ee::dot(x, y, ex)));
+      const VectorXd wide = ee::exact(1.0 * x.cwiseProduct(w) - y, ex);
+      const VectorXd narrow = ee::exact(x.cwiseProduct(w) - y, ex);
+      BOOST_TEST(same_bits(wide, narrow));
+    }
+  }
+}
+
+// The edges of the range: products below 2^-2176 (out of the
+// superaccumulator's reach) that decide a rounding, products near 2^3069
+// that cancel, subnormal and overflowing results, ties, specials, -0.
+BOOST_AUTO_TEST_CASE(three_factor_edges_match_mpfr) {
+  const double tiny = 0x1p-1074, big = 0x1p1023, inf = std::numeric_limits<double>::infinity();
+  // Row i: x_i y_i z_i - w_i.
+  const double rows[][4] = {
+      {tiny, tiny, tiny, -1.0},                   // 1 + 2^-3222: the sticky bit
+      {tiny, tiny, tiny, 1.0},                    // -1 + 2^-3222
+      {big, big, 0x1p-1000, 0.0},                 // 2^1046: overflow
+      {-big, big, 0x1p-1000, 0.0},                // -2^1046
+      {big, big, 0x1p-1046, 0.0},                 // 2^1000: representable
+      {tiny, 0x1p-500, 0x1p500, 0.0},             // 2^-1074, subnormal
+      {tiny, 0.75, 1.0, 0.0},                     // 0.75 * 2^-1074: rounds
+      {tiny, 0.5, 1.0, 0.0},                      // a tie at the subnormal lsb
+      {0x1p-600, 0x1p-600, 0x1p-600, 0.0},        // 2^-1800: below every double
+      {1.0 + 0x1p-52, 1.0 + 0x1p-52, 1.0 + 0x1p-52, 1.0},  // 3 2^-52 + 3 2^-104 + 2^-156
+      {0x1p-20, 0x1p-20, 0x1p-13, -1.0},          // 1 + 2^-53: a tie
+      {0x1p-20, 0x1p-20, 0x1p-13, -0x1.0000000000001p0},  // the other parity
+      {-0.0, 1.0, 1.0, 0.0},                      // -0 - +0 = -0
+      {0.0, -1.0, 1.0, -0.0},                     // -0 + 0
+      {1.0, 3.0, -0x1p-2, -0.75},                 // exact cancellation: 0
+      {0x1.fffffffffffffp1023, 0x1.fffffffffffffp1023, 0x1.fffffffffffffp1023, 0.0},
+      {inf, 2.0, -1.0, 1.0},                      // -inf
+      {inf, 0.0, 1.0, 0.0},                       // inf * 0: NaN
+  };
+  const Index n = Index(sizeof rows / sizeof rows[0]);
+  VectorXd x(n), y(n), z(n), w(n);
+  for (Index i = 0; i < n; ++i) {
+    x[i] = rows[i][0];
+    y[i] = rows[i][1];
+    z[i] = rows[i][2];
+    w[i] = rows[i][3];
+  }
+  for (const rounding m : all_modes) {
+    const auto ex = in_mode(m);
+    const VectorXd v = ee::exact(x.cwiseProduct(y).cwiseProduct(z) - w, ex);
+    for (Index i = 0; i < n; ++i) {
+      mpfr_wide_sum s(m);
+      s.add({x[i], y[i], z[i]});
+      s.add({-w[i]});
+      BOOST_TEST(same_bits(v[i], s.round()), "row " << i << " mode " << int(m) << ": " << v[i]);
+    }
+    // Sums over rows whose big products cancel, without the specials, and
+    // with the rows picked so that tiny terms decide the last bit.
+    for (const auto& pick : {std::vector<Index>{0, 2, 3, 8}, std::vector<Index>{1, 8, 9, 12},
+                             std::vector<Index>{2, 3, 4, 5, 6, 7, 10},
+                             std::vector<Index>{0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}}) {
+      mpfr_wide_sum s(m);
+      VectorXd px(pick.size()), py(pick.size()), pz(pick.size()), pw(pick.size());
+      for (std::size_t k = 0; k < pick.size(); ++k) {
+        const Index i = pick[k];
+        px[Index(k)] = x[i];
+        py[Index(k)] = y[i];
+        pz[Index(k)] = z[i];
+        pw[Index(k)] = w[i];
+        s.add({x[i], y[i], z[i]});
+        s.add({-w[i]});
+      }
+      BOOST_TEST(same_bits(ee::exact(px.cwiseProduct(py).cwiseProduct(pz) - pw, ex).sum(),
+                           s.round()));
+      mpfr_wide_sum d(m);
+      for (Index k = 0; k < px.size(); ++k) d.add({px[k], py[k], pz[k]});
+      BOOST_TEST(same_bits(ee::exact(px.cwiseProduct(py), ex).dot(pz), d.round()));
+    }
+  }
+  // The two cases the superaccumulator cannot see: 2^-3222 decides upward.
+  VectorXd t(2), one(2);
+  t << tiny, 0.0;
+  one << 1.0, 0.0;
+  BOOST_TEST(ee::exact(t.cwiseProduct(t).cwiseProduct(t) + one, in_mode(rounding::upward)).sum() ==
+             1.0 + 0x1p-52);
+  BOOST_TEST(ee::exact(t.cwiseProduct(t).cwiseProduct(t) + one).sum() == 1.0);
 }
 #endif  // EXALA_TEST_HAVE_MPFR
 

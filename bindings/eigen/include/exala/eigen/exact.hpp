@@ -3,9 +3,10 @@
 //
 // Guarantee: every result below is the exact real value of the written
 // expression, correctly rounded once in exec.mode (to nearest even by
-// default); reductions and coefficients are found in exala::superaccumulator
-// (Kulisch long accumulator, exact for every double and every product of two
-// doubles), products and solves by one exala::gemv / gemm / trsv / trsm call.
+// default); reductions and coefficients are found in a Kulisch long
+// accumulator (exala::superaccumulator for terms of up to two doubles,
+// detail::wide_accumulator for terms of three), products and solves by one
+// exala::gemv / gemm / trsv / trsm call.
 //
 //   exact(x + y - 2*z).sum()           one rounding of sum_i (x_i + y_i - 2 z_i)
 //   exact(x).dot(y), exact(x - y).dot(w + v), exact(x).squaredNorm(), .norm()
@@ -25,11 +26,16 @@
 // Map, Ref, a Block of those, .transpose() of those) and scalars (2*x, x*a);
 // nodes are +, - (binary and unary), .cwiseProduct, scalar *, .transpose(),
 // and .cwiseAbs() of a leaf. Expanded by distributivity, the expression is
-// a signed sum of TERMS; every term must be a product of at most two
-// doubles (scalars count), because that is what the accumulator holds
-// exactly. A term of three doubles (exact(a*x).dot(w), exact(2*x)
-// .squaredNorm(), exact(x.cwiseProduct(y)).dot(w)) does not satisfy the
-// constraint: exala::eigen::exact_product<L, R> fails, at compile time.
+// a signed sum of TERMS; every term must be a product of at most THREE
+// doubles (scalars count): exact(a * x + b * y).dot(w) has terms
+// a x_i w_i. Terms of up to two doubles go to exala::superaccumulator;
+// three, which span 2^-3222 .. 2^3072 (beyond that accumulator), to the
+// wider detail::wide_accumulator. squaredNorm, norm and cwiseAbs().sum()
+// take terms of at most two doubles (their square root / sign need the
+// library's accumulator). More factors (exact(a * x.cwiseProduct(y))
+// .dot(w), exact(2 * x).squaredNorm()) do not satisfy the constraints
+// exala::eigen::exact_expression / exact_product / exact_product2: a
+// compile-time error.
 // Division, sqrt, .array() and the rest of Eigen's nodes are rejected the
 // same way. The table in bindings/eigen/README.md lists every form.
 //
@@ -56,6 +62,7 @@
 #include <Eigen/Core>
 
 #include "exala/eigen/blas.hpp"
+#include "exala/eigen/detail/wide_accumulator.hpp"
 #include "exala/eigen/solvers.hpp"
 #include "exala/exact_ops.hpp"
 #include "exala/superaccumulator.hpp"
@@ -64,19 +71,33 @@ namespace exala::eigen {
 
 namespace detail {
 
-// One term: the product of n (1 or 2) doubles f[0] * f[1].
+// One term: the product of n (1, 2 or 3) doubles f[0] * ... * f[n-1].
 struct term {
-  double f[2] = {0.0, 0.0};
+  double f[3] = {0.0, 0.0, 0.0};
   int n = 0;
 };
 
-// Adds a term exactly to an accumulator (products of two doubles are exact
-// in it; IEEE specials go to its flags: inf * 0 is NaN).
+// Adds a term exactly to an accumulator (IEEE specials go to its flags:
+// inf * 0 is NaN). The superaccumulator holds terms of up to two doubles.
 inline void add_term(superaccumulator& acc, const term& t) {
   if (t.n == 1)
     acc.add(t.f[0]);
   else
     acc.add_product(t.f[0], t.f[1]);
+}
+inline void add_term(wide_accumulator& acc, const term& t) { acc.add(t.f, t.n); }
+
+// The accumulator for terms of at most `factors` doubles: the library's
+// superaccumulator up to two, the wide one for three.
+template <int factors>
+using accumulator_for =
+    std::conditional_t<(factors <= 2), superaccumulator, wide_accumulator>;
+
+// The product of two terms (a.n + b.n <= 3: checked by the concepts).
+inline term times(const term& a, const term& b) {
+  term t = a;
+  for (int k = 0; k < b.n; ++k) t.f[t.n++] = b.f[k];
+  return t;
 }
 
 template <class X>
@@ -223,11 +244,7 @@ struct expr_terms<Eigen::CwiseBinaryOp<Op, A, B>> {
       });
     } else {
       left::each(x.lhs(), i, j, [&](const term& a) {
-        right::each(x.rhs(), i, j, [&](const term& b) {
-          term t = a;  // a.n + b.n <= 2: checked by the concepts below
-          t.f[t.n++] = b.f[0];
-          f(t);
-        });
+        right::each(x.rhs(), i, j, [&](const term& b) { f(times(a, b)); });
       });
     }
   }
@@ -246,17 +263,22 @@ inline constexpr int product_factors = expr_terms<L>::max_factors + expr_terms<R
 }  // namespace detail
 
 // An Eigen matrix expression that exact() can expand into terms of at most
-// two doubles each (see the top of this file).
+// three doubles each (see the top of this file).
 template <class X>
 concept exact_expression =
     std::is_base_of_v<Eigen::MatrixBase<X>, X> && std::is_same_v<typename X::Scalar, double> &&
-    detail::expr_terms<X>::supported && detail::expr_terms<X>::max_factors <= 2;
+    detail::expr_terms<X>::supported && detail::expr_terms<X>::max_factors <= 3;
 
-// Two expressions whose coefficient products are products of at most two
-// doubles: exact(L).dot(R), exact(L).squaredNorm() with R = L.
+// Two expressions whose coefficient products are products of at most three
+// doubles: exact(L).dot(R).
 template <class L, class R>
 concept exact_product =
-    exact_expression<L> && exact_expression<R> && detail::product_factors<L, R> <= 2;
+    exact_expression<L> && exact_expression<R> && detail::product_factors<L, R> <= 3;
+
+// The same with at most two doubles a term: squaredNorm, norm (their square
+// root needs the library's superaccumulator), cwiseAbs().sum().
+template <class L, class R>
+concept exact_product2 = exact_product<L, R> && detail::product_factors<L, R> <= 2;
 
 // Plain storage (Eigen's DirectAccessBit), the operands of exact products.
 template <class X>
@@ -284,7 +306,7 @@ struct exact_coeff_op {
   nested_t<X> expr;
   rounding mode;
   double operator()(Index i, Index j) const {
-    superaccumulator acc;
+    accumulator_for<expr_terms<X>::max_factors> acc;
     expr_terms<X>::each(expr, i, j, [&](const term& t) { add_term(acc, t); });
     return acc.round(mode);
   }
@@ -312,17 +334,11 @@ Index vcol(Index k) {
   return int(X::RowsAtCompileTime) == 1 ? k : 0;
 }
 
-// The exact sum over k of (sum of L's terms)(sum of R's terms) at element
-// k of two vectors (or, with same_shape, at every (i, j) of two matrices).
-template <class L, class R>
-void add_products(superaccumulator& acc, const L& l, const R& r, Index i1, Index j1, Index i2,
-                  Index j2) {
+// Adds l(i1, j1) * r(i2, j2) exactly: every product of a term of each.
+template <class Acc, class L, class R>
+void add_products(Acc& acc, const L& l, const R& r, Index i1, Index j1, Index i2, Index j2) {
   expr_terms<L>::each(l, i1, j1, [&](const term& a) {
-    expr_terms<R>::each(r, i2, j2, [&](const term& b) {
-      term t = a;  // a.n + b.n <= 2 (the exact_product constraint)
-      t.f[t.n++] = b.f[0];
-      add_term(acc, t);
-    });
+    expr_terms<R>::each(r, i2, j2, [&](const term& b) { add_term(acc, times(a, b)); });
   });
 }
 
@@ -444,7 +460,7 @@ class Exact
     if constexpr (plain_vector) {
       return eigen::sum(expression(), ex_);
     } else {
-      superaccumulator acc;
+      detail::accumulator_for<terms::max_factors> acc;
       const X& x = expression();
       detail::for_each_coeff(x, [&](Index i, Index j) {
         terms::each(x, i, j, [&](const detail::term& t) { detail::add_term(acc, t); });
@@ -455,7 +471,7 @@ class Exact
 
   // The correctly rounded sum over k of e_k * o_k (exact values; one
   // rounding; exala::dot for two plain vectors). Both vectors; every term
-  // product of at most two doubles (else a compile-time error).
+  // product of at most three doubles (else a compile-time error).
   // Throws invalid_argument("other") when the sizes differ.
   template <class O>
     requires exact_product<X, O> && (bool(X::IsVectorAtCompileTime) && bool(O::IsVectorAtCompileTime))
@@ -469,7 +485,7 @@ class Exact
     if constexpr (plain_vector && plain_storage<O>) {
       return eigen::dot(x, o, ex_);
     } else {
-      superaccumulator acc;
+      detail::accumulator_for<detail::product_factors<X, O>> acc;
       for (Index k = 0; k < x.size(); ++k)
         detail::add_products(acc, x, o, detail::vrow<X>(k), detail::vcol<X>(k), detail::vrow<O>(k),
                              detail::vcol<O>(k));
@@ -485,7 +501,7 @@ class Exact
   // (Frobenius for a matrix), every term's square a product of at most two
   // doubles (exact(2*x).squaredNorm() is a compile-time error).
   double squaredNorm() const
-    requires exact_product<X, X>
+    requires exact_product2<X, X>
   {
     if constexpr (plain_vector) {
       return eigen::dot(expression(), expression(), ex_);
@@ -497,7 +513,7 @@ class Exact
   // The correctly rounded square root of the exact sum of squares
   // (exala::nrm2 for a plain vector).
   double norm() const
-    requires exact_product<X, X>
+    requires exact_product2<X, X>
   {
     if constexpr (plain_vector) {
       return eigen::nrm2(expression(), ex_);
@@ -541,7 +557,11 @@ class Exact
    private:
     Exact e_;  // a copy (it refers to e's operands, as exact(e) does)
   };
-  Abs cwiseAbs() const { return Abs(*this); }
+  Abs cwiseAbs() const
+    requires(terms::max_factors <= 2)
+  {
+    return Abs(*this);
+  }
 
   // ---- products and solves (exact(A) with A plain storage)
   template <class R>
