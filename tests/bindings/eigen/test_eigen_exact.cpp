@@ -589,6 +589,15 @@ BOOST_AUTO_TEST_CASE(gemv_forms_are_one_gemv) {
   ee::gemv(transpose::none, 1.0, S, x5, 0.0, w);
   v = ee::exact(S) * v;
   BOOST_TEST(same_bits(v, w));
+  // exact(A^T) of plain storage is a plain operand too (read in place).
+  VectorXd wt(5), tt(5);
+  ee::gemv(transpose::trans, 1.0, A, x7, 0.0, wt);
+  tt.noalias() = ee::exact(A.transpose()) * x7;
+  BOOST_TEST(same_bits(tt, wt));
+  // exact(e) inside a larger Eigen expression: its coefficients rounded once,
+  // then Eigen's own +.
+  const VectorXd ez = ee::exact(x7 - y0) + y0;
+  BOOST_TEST(same_bits(ez, VectorXd(VectorXd(ee::exact(x7 - y0)) + y0)));
   // Inside a larger expression: evaluated once per entry, then Eigen's +.
   const VectorXd e = ee::exact(A) * x5 + y0;
   VectorXd ax(7);
