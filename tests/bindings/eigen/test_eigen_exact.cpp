@@ -428,6 +428,52 @@ BOOST_AUTO_TEST_CASE(three_factor_terms_match_mpfr) {
   }
 }
 
+// The coefficient fast path (a 12-digit window when the terms' bits span
+// less than about 250 bits) and its fallback (the full accumulators), at
+// the boundary: 1 + 2^-53 (a tie) plus a term of +-0.75 2^-k, of one, two
+// or three doubles, for k across the window's reach. The far term decides
+// the direction of every rounding, so a window that dropped it, or a
+// fallback that rounded differently, fails here.
+BOOST_AUTO_TEST_CASE(coefficient_fast_path_boundary_matches_mpfr) {
+  const Index n = 2 * (500 - 40);
+  VectorXd x(n), y(n), a(n), b(n), c(n), d(n);
+  for (Index i = 0; i < n; ++i) {
+    const int k = 40 + int(i / 2);
+    const double sign = i % 2 ? -1.0 : 1.0;
+    x[i] = 1.0;
+    y[i] = 0x1p-53;
+    a[i] = sign * std::ldexp(0.75, -k);         // one double
+    b[i] = sign * 0.75;                          // b c = +-0.75 2^-k
+    c[i] = std::ldexp(1.0, -k);
+    d[i] = std::ldexp(1.0, -(k / 2));            // b d e = +-0.75 2^-k
+  }
+  const VectorXd e = c.cwiseQuotient(d);  // 2^-(k - k/2), exact
+  Index fast = 0;
+  for (const rounding m : all_modes) {
+    const auto ex = in_mode(m);
+    const VectorXd v1 = ee::exact(x + y + a, ex);
+    const VectorXd v2 = ee::exact(x + y + b.cwiseProduct(c), ex);
+    const VectorXd v3 = ee::exact(x + y + b.cwiseProduct(d).cwiseProduct(e), ex);
+    for (Index i = 0; i < n; ++i) {
+      mpfr_wide_sum s(m);
+      s.add({x[i]});
+      s.add({y[i]});
+      s.add({a[i]});
+      const double want = s.round();
+      BOOST_TEST(same_bits(v1[i], want), "k " << 40 + i / 2 << " row " << i);
+      BOOST_TEST(same_bits(v2[i], want), "k " << 40 + i / 2 << " row " << i);
+      BOOST_TEST(same_bits(v3[i], want), "k " << 40 + i / 2 << " row " << i);
+      int lo, hi;
+      const double t[2] = {b[i], c[i]};
+      ee::detail::product_span(t, 2, lo, hi);
+      fast += ee::detail::window_fits(ee::detail::window_base(lo), 1 + 53);
+    }
+  }
+  // Both paths ran: the window for small k, the fallback for large k.
+  BOOST_TEST(fast > 0);
+  BOOST_TEST(fast < 4 * n);
+}
+
 // The edges of the range: products below 2^-2176 (out of the
 // superaccumulator's reach) that decide a rounding, products near 2^3069
 // that cancel, subnormal and overflowing results, ties, specials, -0.

@@ -110,16 +110,19 @@ inline constexpr bool is_plain =
 //   each(x, i, j, f) calls f(term) for every term of x(i, j)
 //   check(x)     throws invalid_argument("expr") if operand shapes differ
 // The primary template is every node we do not expand.
+//   count        the number of terms of one coefficient
 template <class X, class = void>
 struct expr_terms {
   static constexpr bool supported = false;
   static constexpr int max_factors = 99;
+  static constexpr int count = 0;
 };
 
 template <class X>
 struct expr_terms<X, std::enable_if_t<is_plain<X>>> {
   static constexpr bool supported = true;
   static constexpr int max_factors = 1;
+  static constexpr int count = 1;
   template <class F>
   static void each(const X& x, Index i, Index j, F&& f) {
     term t;
@@ -136,6 +139,7 @@ struct expr_terms<Eigen::CwiseNullaryOp<Eigen::internal::scalar_constant_op<doub
   using X = Eigen::CwiseNullaryOp<Eigen::internal::scalar_constant_op<double>, P>;
   static constexpr bool supported = true;
   static constexpr int max_factors = 1;
+  static constexpr int count = 1;
   template <class F>
   static void each(const X& x, Index, Index, F&& f) {
     term t;
@@ -153,6 +157,7 @@ struct expr_terms<Eigen::CwiseUnaryOp<Eigen::internal::scalar_abs_op<double>, A>
   using X = Eigen::CwiseUnaryOp<Eigen::internal::scalar_abs_op<double>, A>;
   static constexpr bool supported = true;
   static constexpr int max_factors = 1;
+  static constexpr int count = 1;
   template <class F>
   static void each(const X& x, Index i, Index j, F&& f) {
     term t;
@@ -170,6 +175,7 @@ struct expr_terms<Eigen::CwiseUnaryOp<Eigen::internal::scalar_opposite_op<double
   using sub = expr_terms<std::remove_const_t<A>>;
   static constexpr bool supported = sub::supported;
   static constexpr int max_factors = sub::max_factors;
+  static constexpr int count = sub::count;
   template <class F>
   static void each(const X& x, Index i, Index j, F&& f) {
     sub::each(x.nestedExpression(), i, j, [&](term t) {
@@ -187,6 +193,7 @@ struct expr_terms<Eigen::Transpose<A>, std::enable_if_t<!is_plain<Eigen::Transpo
   using sub = expr_terms<std::remove_const_t<A>>;
   static constexpr bool supported = sub::supported;
   static constexpr int max_factors = sub::max_factors;
+  static constexpr int count = sub::count;
   template <class F>
   static void each(const X& x, Index i, Index j, F&& f) {
     sub::each(x.nestedExpression(), j, i, std::forward<F>(f));
@@ -231,6 +238,7 @@ struct expr_terms<Eigen::CwiseBinaryOp<Op, A, B>> {
   static constexpr bool supported = kind != 0 && left::supported && right::supported;
   static constexpr int max_factors = kind == 3 ? left::max_factors + right::max_factors
                                                : std::max(left::max_factors, right::max_factors);
+  static constexpr int count = kind == 3 ? left::count * right::count : left::count + right::count;
   template <class F>
   static void each(const X& x, Index i, Index j, F&& f) {
     if constexpr (kind == 1) {
@@ -306,8 +314,31 @@ struct exact_coeff_op {
   nested_t<X> expr;
   rounding mode;
   double operator()(Index i, Index j) const {
-    accumulator_for<expr_terms<X>::max_factors> acc;
-    expr_terms<X>::each(expr, i, j, [&](const term& t) { add_term(acc, t); });
+    using terms = expr_terms<X>;
+    if constexpr (terms::count <= 64) {
+      // Fast path: the terms' bits span at most about 250 bits (no huge
+      // cancellation range): a 12-digit window accumulator placed 64 bits
+      // below the lowest bit is exact and rounds the same (correctly).
+      term ts[terms::count];
+      int k = 0, lo = 0, hi = 0;
+      bool any = false;
+      terms::each(expr, i, j, [&](const term& t) {
+        ts[k++] = t;
+        int l, h;
+        if (!product_span(t.f, t.n, l, h)) return;
+        lo = any ? std::min(lo, l) : l;
+        hi = any ? std::max(hi, h) : h;
+        any = true;
+      });
+      const int base = any ? window_base(lo) : 0;
+      if (window_fits(base, hi)) {
+        window_accumulator w(base);
+        for (int m = 0; m < k; ++m) w.add(ts[m].f, ts[m].n);
+        return w.round(mode);
+      }
+    }
+    accumulator_for<terms::max_factors> acc;
+    terms::each(expr, i, j, [&](const term& t) { add_term(acc, t); });
     return acc.round(mode);
   }
   double operator()(Index k) const

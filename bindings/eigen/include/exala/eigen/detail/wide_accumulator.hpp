@@ -10,7 +10,7 @@
 //
 // Assumptions: binary64 doubles (53-bit significands, exponents -1074 ..
 // 1023), two's complement int64, unsigned __int128 (GCC/Clang).
-// Range: a finite nonzero double is m 2^e with m < 2^53, -1074 <= e <= 971;
+// Range (wide_accumulator): a finite nonzero double is m 2^e with m < 2^53, -1074 <= e <= 971;
 // a product of three is an integer below 2^159 times 2^E, -3222 <= E <= 2913,
 // so below 2^3072. Digits of radix 2^32 from 2^min_exponent = 2^-3264 (a
 // multiple of 32 below 2^-3222); num_digits = 202 reach 2^3200, room for the
@@ -34,11 +34,37 @@
 
 namespace exala::eigen::detail {
 
-class wide_accumulator {
+// The exponent span of the exact product f[0] ... f[n-1] when it is finite
+// and nonzero: it is an integer below 2^(53 n) times 2^lo, so it lies in
+// [2^lo, 2^hi) with hi = lo + 53 n. False for a zero or special product.
+inline bool product_span(const double* f, int n, int& lo, int& hi) noexcept {
+  int e = 0;
+  for (int k = 0; k < n; ++k) {
+    if (!std::isfinite(f[k]) || f[k] == 0.0) return false;
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(f[k]);
+    const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+    e += (biased + (biased == 0)) - 1075;
+  }
+  lo = e;
+  hi = e + 53 * n;
+  return true;
+}
+
+// A fixed-point accumulator of num_digits digits of radix 2^32 from
+// 2^min_exponent (chosen at run time by the owner). Preconditions, which its
+// two uses below establish: every term's bits lie in [2^min_exponent,
+// 2^(32 (num_digits - 1) + min_exponent - 8)), fewer than 2^7 terms per
+// 8 bits of headroom (the wide one has 64), and min_exponent is at least 64
+// below every term's lowest bit or below -1074 - 64. The last one gives
+// round() a result whose last bit is >= 2^(min_exponent + 12): a nonzero
+// sum of the terms has its leading bit at or above the lowest term bit, so
+// the last bit max(top - 52, -1074) is at least min_exponent + 12.
+template <int num_digits>
+class fixed_accumulator {
  public:
-  static constexpr int min_exponent = -3264;
-  static constexpr int num_digits = 202;
   static constexpr int carry_interval = 1 << 20;
+
+  explicit fixed_accumulator(int min_exponent) noexcept : min_exponent(min_exponent) {}
 
   // Adds the exact product f[0] * ... * f[n-1] (n = 1, 2 or 3) as one term.
   void add(const double* f, int n) noexcept {
@@ -99,7 +125,7 @@ class wide_accumulator {
       return std::numeric_limits<double>::quiet_NaN();
     if (flags_ & flag_pos_inf) return inf;
     if (flags_ & flag_neg_inf) return -inf;
-    wide_accumulator t = *this;
+    fixed_accumulator t = *this;
     t.normalize();
     const bool negative = t.d_[num_digits - 1] < 0;
     if (negative) {
@@ -118,7 +144,7 @@ class wide_accumulator {
     const int msb = 32 * h + 63 - std::countl_zero(static_cast<std::uint64_t>(t.d_[h]));
     const int top = msb + min_exponent;                  // 2^top <= |V| < 2^(top+1)
     int lsb = top - 52 < -1074 ? -1074 : top - 52;       // the result's last bit
-    const int lb = lsb - min_exponent;                   // >= 2190
+    const int lb = lsb - min_exponent;                   // >= 12 (see the class comment)
     std::uint64_t mant = 0;
     for (int b = msb; b >= lb; --b) mant = (mant << 1) | t.bit(b);
     const bool round_bit = t.bit(lb - 1) != 0;
@@ -194,9 +220,26 @@ class wide_accumulator {
     return (static_cast<std::uint64_t>(d_[b >> 5]) >> (b & 31)) & 1u;
   }
 
+  int min_exponent;
   std::array<std::int64_t, num_digits> d_{};
   int pending_ = 0;
   std::uint32_t flags_ = 0;
 };
+
+// The wide accumulator: 2^-3264 .. 2^3200, every sum of up to 2^64 products
+// of up to three doubles (see the top of this file).
+class wide_accumulator : public fixed_accumulator<202> {
+ public:
+  wide_accumulator() noexcept : fixed_accumulator<202>(-3264) {}
+};
+
+// The window accumulator of one coefficient's few terms (the fast path of
+// exact(e)'s coefficients): 12 digits placed 64 bits below the lowest term
+// bit. window_base(lo) is that placement; window_fits(base, hi) says whether
+// the highest term bit (below 2^hi) leaves 8 bits of carry room below the
+// top digit (up to 2^7 terms; the caller passes fewer).
+using window_accumulator = fixed_accumulator<12>;
+inline int window_base(int lo) noexcept { return ((lo >> 5) << 5) - 64; }  // floor to 32, -64
+inline bool window_fits(int base, int hi) noexcept { return hi + 8 - base <= 32 * (12 - 1); }
 
 }  // namespace exala::eigen::detail
