@@ -14,6 +14,8 @@ endif()
 # function adapters, bit for bit; the compile-time rejections as concepts.
 if(TARGET exala::eigen)
   exala_test_executable(test_eigen_exact bindings/eigen/test_eigen_exact.cpp exala::eigen)
+  # Bounds-checked std::array (the accumulators' digits) in this test only.
+  target_compile_definitions(test_eigen_exact PRIVATE _GLIBCXX_ASSERTIONS)
   # No `long` cases (the whole suite takes milliseconds): one unit entry.
   add_test(NAME test_eigen_exact COMMAND test_eigen_exact)
   set_tests_properties(test_eigen_exact PROPERTIES LABELS unit ENVIRONMENT OMP_WAIT_POLICY=passive)

@@ -540,6 +540,26 @@ BOOST_AUTO_TEST_CASE(three_factor_edges_match_mpfr) {
       BOOST_TEST(same_bits(ee::exact(px.cwiseProduct(py), ex).dot(pz), d.round()));
     }
   }
+  // Values far below 2^-1074 from two- and three-double terms: the window
+  // accumulator's rounding position lies above its top digit (a bug found
+  // by UBSan: _GLIBCXX_ASSERTIONS in this test's build keeps it found).
+  for (const int k : {1076, 1100, 1200, 1800, 2100}) {
+    VectorXd p(4), q(4), r(4);
+    p << std::ldexp(0.75, -k / 2), -std::ldexp(0.75, -k / 2), std::ldexp(0.5, -k / 2), 0.0;
+    q << std::ldexp(1.0, -(k - k / 2)), std::ldexp(1.0, -(k - k / 2)),
+        std::ldexp(1.0, -(k - k / 2)), 1.0;
+    r << 1.0, 1.0, 1.0, 1.0;
+    for (const rounding m : all_modes) {
+      const VectorXd v2 = ee::exact(p.cwiseProduct(q), in_mode(m));
+      const VectorXd v3 = ee::exact(p.cwiseProduct(q).cwiseProduct(r), in_mode(m));
+      for (Index i = 0; i < 4; ++i) {
+        mpfr_wide_sum s(m);
+        s.add({p[i], q[i]});
+        BOOST_TEST(same_bits(v2[i], s.round()), "k " << k << " row " << i);
+        BOOST_TEST(same_bits(v3[i], s.round()), "k " << k << " row " << i);
+      }
+    }
+  }
   // The two cases the superaccumulator cannot see: 2^-3222 decides upward.
   VectorXd t(2), one(2);
   t << tiny, 0.0;

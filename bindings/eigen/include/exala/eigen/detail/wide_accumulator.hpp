@@ -144,16 +144,19 @@ class fixed_accumulator {
     const int msb = 32 * h + 63 - std::countl_zero(static_cast<std::uint64_t>(t.d_[h]));
     const int top = msb + min_exponent;                  // 2^top <= |V| < 2^(top+1)
     int lsb = top - 52 < -1074 ? -1074 : top - 52;       // the result's last bit
-    const int lb = lsb - min_exponent;                   // >= 12 (see the class comment)
+    const int lb = lsb - min_exponent;  // >= 12 (class comment); may exceed msb + 1 (tiny values)
     std::uint64_t mant = 0;
     for (int b = msb; b >= lb; --b) mant = (mant << 1) | t.bit(b);
     const bool round_bit = t.bit(lb - 1) != 0;
+    // A value far below 2^-1074 in a window accumulator has its rounding
+    // position above the top digit: mant = 0, and bit() reads 0 there.
     bool sticky = false;
     {
       const int r = lb - 1, idx = r >> 5, sh = r & 31;
-      if (sh != 0 && (static_cast<std::uint64_t>(t.d_[idx]) & ((std::uint64_t{1} << sh) - 1)) != 0)
+      if (idx < num_digits && sh != 0 &&
+          (static_cast<std::uint64_t>(t.d_[idx]) & ((std::uint64_t{1} << sh) - 1)) != 0)
         sticky = true;
-      for (int j = 0; j < idx && !sticky; ++j) sticky = t.d_[j] != 0;
+      for (int j = 0; j < idx && j < num_digits && !sticky; ++j) sticky = t.d_[j] != 0;
     }
     bool up = false;
     switch (mode) {
@@ -215,8 +218,9 @@ class fixed_accumulator {
     pending_ = 0;
   }
 
-  // Bit b of a normalized nonnegative state.
+  // Bit b of a normalized nonnegative state (0 above the top digit).
   std::uint64_t bit(int b) const noexcept {
+    if ((b >> 5) >= num_digits) return 0;
     return (static_cast<std::uint64_t>(d_[b >> 5]) >> (b & 31)) & 1u;
   }
 
