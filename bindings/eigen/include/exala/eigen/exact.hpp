@@ -64,7 +64,6 @@
 #include "exala/eigen/blas.hpp"
 #include "exala/eigen/detail/wide_accumulator.hpp"
 #include "exala/eigen/solvers.hpp"
-#include "exala/exact_ops.hpp"
 #include "exala/superaccumulator.hpp"
 
 namespace exala::eigen {
@@ -266,7 +265,7 @@ struct expr_terms<Eigen::CwiseBinaryOp<Op, A, B>> {
 
 // The number of doubles in the product of a term of L and a term of R.
 template <class L, class R>
-inline constexpr int product_factors = expr_terms<L>::max_factors + expr_terms<R>::max_factors;
+inline constexpr int doubles_per_product_term = expr_terms<L>::max_factors + expr_terms<R>::max_factors;
 
 }  // namespace detail
 
@@ -281,12 +280,12 @@ concept exact_expression =
 // doubles: exact(L).dot(R).
 template <class L, class R>
 concept exact_product =
-    exact_expression<L> && exact_expression<R> && detail::product_factors<L, R> <= 3;
+    exact_expression<L> && exact_expression<R> && detail::doubles_per_product_term<L, R> <= 3;
 
 // The same with at most two doubles a term: squaredNorm, norm (their square
 // root needs the library's superaccumulator), cwiseAbs().sum().
 template <class L, class R>
-concept exact_product2 = exact_product<L, R> && detail::product_factors<L, R> <= 2;
+concept exact_product2 = exact_product<L, R> && detail::doubles_per_product_term<L, R> <= 2;
 
 // Plain storage (Eigen's DirectAccessBit), the operands of exact products.
 template <class X>
@@ -516,7 +515,7 @@ class Exact
     if constexpr (plain_vector && plain_storage<O>) {
       return eigen::dot(x, o, ex_);
     } else {
-      detail::accumulator_for<detail::product_factors<X, O>> acc;
+      detail::accumulator_for<detail::doubles_per_product_term<X, O>> acc;
       for (Index k = 0; k < x.size(); ++k)
         detail::add_products(acc, x, o, detail::vrow<X>(k), detail::vcol<X>(k), detail::vrow<O>(k),
                              detail::vcol<O>(k));
