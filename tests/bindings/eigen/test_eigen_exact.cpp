@@ -122,9 +122,13 @@ concept abs_of_sum = requires(V x) { ee::exact((x + x).cwiseAbs()); };
 template <class V>
 concept array_expr = requires(V x) { ee::exact(x.array() + 1.0); };
 template <class M, class V>
-concept product_of_expression = requires(M a, V x) { ee::exact(a + a) * x; };
+concept product_of_sum = requires(M a, V x) { ee::exact(a + a.transpose()) * (x - x); };
 template <class M, class V>
-concept product_with_expression_rhs = requires(M a, V x) { ee::exact(a) * (x + x); };
+concept product_of_scaled = requires(M a, V x) { ee::exact(2.0 * a) * x; };
+template <class M, class V>
+concept product_with_scaled_rhs = requires(M a, V x) { ee::exact(a) * (2.0 * x); };
+template <class M, class V>
+concept product_of_product = requires(M a, V x) { ee::exact(a.cwiseProduct(a)) * x; };
 template <class M, class V>
 concept solve_expression_rhs =
     requires(M a, V x) { ee::exact(a).template triangularView<Eigen::Lower>().solve(x + x); };
@@ -138,9 +142,10 @@ static_assert(!four_factor_dot<VectorXd> && !four_factor_dot2<VectorXd> &&
 static_assert(two_factor_sum<VectorXd> && two_factor_dot<VectorXd>);
 static_assert(!quotient<VectorXd> && !square_root<VectorXd> && !abs_of_sum<VectorXd> &&
               !array_expr<VectorXd>);
-static_assert(!product_of_expression<MatrixXd, VectorXd> &&
-              !product_with_expression_rhs<MatrixXd, VectorXd> &&
-              !solve_expression_rhs<MatrixXd, VectorXd>);
+static_assert(product_of_sum<MatrixXd, VectorXd>);
+static_assert(!product_of_scaled<MatrixXd, VectorXd> &&
+              !product_with_scaled_rhs<MatrixXd, VectorXd> &&
+              !product_of_product<MatrixXd, VectorXd> && !solve_expression_rhs<MatrixXd, VectorXd>);
 static_assert(product_plain<MatrixXd, VectorXd>);
 
 // ------------------------------------------------ the old rule's case
@@ -752,6 +757,85 @@ BOOST_AUTO_TEST_CASE(products_match_mpfr) {
         BOOST_TEST(same_bits(C(i, j), s.round()));
       }
   }
+}
+
+// exact(A + E) * B: the product of sums of plain storage, accumulated per
+// entry (test_eigen's documented rounding gemm(A + E, B) = 0 is 2^-60 here),
+// against MPFR, and against one gemv/gemm on the same values (-(-A) takes
+// the per-entry path; alpha = +-1 the superaccumulator, else the wide one).
+BOOST_AUTO_TEST_CASE(products_of_sums_match_mpfr_and_gemv) {
+  MatrixXd a(1, 2), e(1, 2), b(2, 1);
+  a << 1.0, 1.0;
+  e << 0x1p-60, 0.0;
+  b << 1.0, -1.0;
+  BOOST_TEST(ee::gemm(a + e, b)(0, 0) == 0.0);  // the old rule
+  const MatrixXd c = ee::exact(a + e) * b;
+  BOOST_TEST(c(0, 0) == 0x1p-60);
+
+  const MatrixXd A = random_wide(7, 5, 111), E = random_wide(5, 7, 112), F = random_wide(5, 3, 113);
+  const VectorXd x = random_vector(7, 114), z = random_vector(7, 115), y0 = random_vector(5, 116);
+  const MatrixXd C0 = random_wide(5, 3, 117), G = random_wide(7, 3, 118);
+  const double alpha = 0x1.9p-4;
+  for (const rounding m : all_modes) {
+    const auto ex = in_mode(m);
+    // y += alpha (A^T + E)(x - z)
+    VectorXd y = y0;
+    y.noalias() += alpha * ee::exact(A.transpose() + E, ex) * (x - z);
+    for (Index i = 0; i < 5; ++i) {
+      mpfr_wide_sum s(m);
+      for (Index p = 0; p < 7; ++p)
+        for (const double l : {A(p, i), E(i, p)})
+          for (const double r : {x[p], -z[p]}) s.add({alpha, l, r});
+      s.add({y0[i]});
+      BOOST_TEST(same_bits(y[i], s.round()), "i " << i);
+    }
+    // C -= (A - E^T)^T G, alpha = -1
+    MatrixXd C = C0;
+    C -= ee::exact(A - E.transpose(), ex).transpose() * G;
+    for (Index j = 0; j < 3; ++j)
+      for (Index i = 0; i < 5; ++i) {
+        mpfr_wide_sum s(m);
+        for (Index p = 0; p < 7; ++p) {
+          s.add({-A(p, i), G(p, j)});
+          s.add({E(i, p), G(p, j)});
+        }
+        s.add({C0(i, j)});
+        BOOST_TEST(same_bits(C(i, j), s.round()), "(" << i << ", " << j << ")");
+      }
+    // The per-entry path equals one gemv / gemm on the same values.
+    VectorXd w1 = y0, w2 = y0;
+    ee::gemv(transpose::trans, alpha, A, x, 1.0, w1, ex);
+    w2.noalias() += alpha * ee::exact(-(-A), ex).transpose() * x;
+    BOOST_TEST(same_bits(w1, w2));
+    w1 = y0;
+    w2 = y0;
+    ee::gemv(transpose::trans, -1.0, A, x, 1.0, w1, ex);
+    w2 -= ee::exact(-(-A), ex).transpose() * x;
+    BOOST_TEST(same_bits(w1, w2));
+    MatrixXd D1(5, 3), D2(5, 3);
+    ee::gemm(transpose::none, transpose::none, 1.0, E, G, 0.0, D1, ex);
+    D2.noalias() = ee::exact(E, ex) * (-(-G));
+    BOOST_TEST(same_bits(D1, D2));
+  }
+  // Aliasing: x = exact(S + S^T) x reads x before writing it.
+  const MatrixXd S = random_wide(4, 4, 119);
+  VectorXd v = random_vector(4, 120);
+  const VectorXd v0 = v;
+  v = ee::exact(S + S.transpose()) * v;
+  for (Index i = 0; i < 4; ++i) {
+    mpfr_wide_sum s(rounding::to_nearest_even);
+    for (Index p = 0; p < 4; ++p) {
+      s.add({S(i, p), v0[p]});
+      s.add({S(p, i), v0[p]});
+    }
+    BOOST_TEST(same_bits(v[i], s.round()));
+  }
+  // Bad sizes name the argument.
+  VectorXd out(5);
+  BOOST_TEST(thrown_name([&] { out.noalias() = ee::exact(A.transpose() + E) * (y0 - y0); }) == "x");
+  VectorXd short_out(3);
+  BOOST_TEST(thrown_name([&] { short_out.noalias() += ee::exact(A.transpose() + E) * (x - z); }) ==
+             "y");
 }
 
 // ------------------------------------------------ triangular solves

@@ -39,9 +39,12 @@
 // Division, sqrt, .array() and the rest of Eigen's nodes are rejected the
 // same way. The table in bindings/eigen/README.md lists every form.
 //
-// Products and solves take plain storage only (exact(A) with A plain; x, B,
-// b plain): an expression there would be rounded by Eigen before the exact
-// routine saw it, so it is rejected at compile time.
+// Products: exact(A) * B with A and B plain storage is one gemv / gemm
+// call; with A or B a sum / difference / transpose of plain storage
+// (exact(A + E) * (x - z)) each entry is accumulated term by term and
+// rounded once (no kernel: O(m n k) accumulator steps). A scaled or
+// multiplied operand (exact(2.0 * A) * x) is rejected at compile time (write
+// 2.0 * exact(A) * x). Solves take plain storage only (T and b).
 //
 // Everything else Eigen offers on exact(e) (exact(e) + w, .mean(),
 // .maxCoeff(), ...) is Eigen's own arithmetic on the correctly rounded
@@ -291,6 +294,15 @@ concept exact_product2 = exact_product<L, R> && detail::doubles_per_product_term
 template <class X>
 concept plain_storage = detail::is_plain<X> && std::is_same_v<typename X::Scalar, double>;
 
+// The operands of exact(A) * B: plain storage (one gemv / gemm call), or
+// sums of plain storage (exact(A + E) * (x - z): every entry's terms are
+// products of two doubles, and with alpha three, accumulated exactly).
+template <class A, class R>
+concept exact_product_operands =
+    (plain_storage<A> && plain_storage<R>) ||
+    (exact_expression<A> && exact_expression<R> && detail::expr_terms<A>::max_factors == 1 &&
+     detail::expr_terms<R>::max_factors == 1);
+
 
 template <exact_expression X>
 class Exact;
@@ -375,7 +387,7 @@ void add_products(Acc& acc, const L& l, const R& r, Index i1, Index j1, Index i2
 }  // namespace detail
 
 // exact(A) [.transpose()], optionally scaled by one alpha: the left operand
-// of an exact product (A plain storage).
+// of an exact product (A plain storage, or a sum of plain storage).
 template <class A>
 class ExactMatrix {
  public:
@@ -395,9 +407,10 @@ class ExactMatrix {
     return ExactMatrix(m.a_, s, m.op_, true, m.ex_);
   }
 
-  // exact(A) * B: one exala::gemv (B a vector at compile time) or exala::gemm.
+  // exact(A) * B: one exala::gemv (B a vector at compile time) or
+  // exala::gemm for plain operands, else exact accumulation per entry.
   template <class R>
-    requires plain_storage<R>
+    requires exact_product_operands<A, R>
   ExactProduct<A, R> operator*(const Eigen::MatrixBase<R>& rhs) const {
     return ExactProduct<A, R>(*this, rhs.derived());
   }
@@ -593,21 +606,22 @@ class Exact
     return Abs(*this);
   }
 
-  // ---- products and solves (exact(A) with A plain storage)
+  // ---- products (exact(A) with A plain storage or a sum of it) and solves
+  // (A plain storage)
   template <class R>
-    requires plain_storage<X> && plain_storage<R>
+    requires exact_product_operands<X, R>
   ExactProduct<X, R> operator*(const Eigen::MatrixBase<R>& rhs) const {
     return left_operand() * rhs;
   }
   ExactMatrix<X> transpose() const
-    requires plain_storage<X>
+    requires(terms::max_factors == 1)
   {
     return left_operand().transpose();
   }
   // exact(A) as the left operand of a product (what alpha * exact(A) and
   // exact(A).transpose() build on).
   ExactMatrix<X> left_operand() const
-    requires plain_storage<X>
+    requires(terms::max_factors == 1)
   {
     return ExactMatrix<X>(expression(), 1.0, exala::transpose::none, false, ex_);
   }
@@ -627,9 +641,9 @@ class Exact
   exec ex_;
 };
 
-// alpha * exact(A): the scaled left operand of a product (A plain storage).
+// alpha * exact(A): the scaled left operand of a product.
 template <class X>
-  requires plain_storage<X>
+  requires(detail::expr_terms<X>::max_factors == 1)
 ExactMatrix<X> operator*(double alpha, const Exact<X>& e) {
   return alpha * e.left_operand();
 }
@@ -655,6 +669,11 @@ using product_plain =
 // exala::gemm with beta = 0 (=) or 1 (+=, -= with -alpha), so every
 // destination coefficient is rounded once from its exact value. Used inside
 // a larger Eigen expression, it is first evaluated that way into a temporary.
+// When A or B is a sum of plain storage (exact(A + E) * (x - z)), each entry
+// alpha sum_k op(A)_ik B_kj + beta c_ij is accumulated term by term (two
+// doubles a term, three with alpha != +-1: the wide accumulator) and rounded
+// once, into a temporary that is then assigned (so operands may alias the
+// destination); O(m n k) accumulator steps, no exala kernel.
 template <class A, class R>
 class ExactProduct : public Eigen::MatrixBase<ExactProduct<A, R>> {
  public:
@@ -677,7 +696,9 @@ class ExactProduct : public Eigen::MatrixBase<ExactProduct<A, R>> {
     const double alpha = sign < 0 ? -m_.alpha() : m_.alpha();  // exact
     const double beta = sign == 0 ? 0.0 : 1.0;
     const exec& ex = m_.execution();
-    if constexpr (int(R::ColsAtCompileTime) == 1) {
+    if constexpr (!(plain_storage<A> && plain_storage<R>)) {
+      accumulate_into(dst, sign != 0, alpha);
+    } else if constexpr (int(R::ColsAtCompileTime) == 1) {
       if constexpr (int(Dst::ColsAtCompileTime) == 1 && std::is_constructible_v<VectorRef, Dst&>) {
         eigen::gemv(m_.op(), alpha, m_.matrix(), r_, beta, VectorRef(dst), ex);
       } else {
@@ -696,6 +717,62 @@ class ExactProduct : public Eigen::MatrixBase<ExactProduct<A, R>> {
   void evalTo(Dst& dst) const {
     applyTo(dst, 0);
   }
+
+ private:
+  // The per-entry exact path (operands that are sums of plain storage).
+  template <class Dst>
+  void accumulate_into(Dst& dst, bool add, double alpha) const {
+    constexpr bool vec = int(R::ColsAtCompileTime) == 1;
+    const A& a = m_.matrix();
+    const R& r = r_;
+    detail::expr_terms<R>::check(r);
+    const bool trans = m_.op() != exala::transpose::none;
+    const Index m = rows(), n = cols(), k = trans ? a.rows() : a.cols();
+    if (r.rows() != k)
+      throw invalid_argument(vec ? "x" : "B", "has " + detail::num(r.rows()) +
+                                                  " rows but op(A) has " + detail::num(k) +
+                                                  " columns");
+    if (dst.rows() != m || dst.cols() != n)
+      throw invalid_argument(vec ? "y" : "C", "is " + detail::shape(dst.rows(), dst.cols()) +
+                                                  " but op(A) B is " + detail::shape(m, n));
+    const rounding mode = m_.execution().mode;
+    const bool unit = alpha == 1.0 || alpha == -1.0;
+    PlainObject out(m, n);
+    for (Index j = 0; j < n; ++j)
+      for (Index i = 0; i < m; ++i) {
+        auto each_term = [&](auto&& f) {
+          for (Index p = 0; p < k; ++p)
+            detail::expr_terms<A>::each(a, trans ? p : i, trans ? i : p, [&](const detail::term& u) {
+              detail::expr_terms<R>::each(r, p, j, [&](const detail::term& v) {
+                f(detail::times(u, v));
+              });
+            });
+        };
+        if (unit) {
+          superaccumulator acc;  // alpha = +-1: two doubles a term
+          each_term([&](detail::term t) {
+            if (alpha < 0) t.f[0] = -t.f[0];
+            detail::add_term(acc, t);
+          });
+          if (add) acc.add(dst(i, j));
+          out(i, j) = acc.round(mode);
+        } else {
+          detail::wide_accumulator acc;  // alpha a b: three doubles
+          each_term([&](detail::term t) {
+            t.f[t.n++] = alpha;
+            detail::add_term(acc, t);
+          });
+          if (add) {
+            const double c = dst(i, j);
+            acc.add(&c, 1);
+          }
+          out(i, j) = acc.round(mode);
+        }
+      }
+    dst = out;
+  }
+
+ public:
 
  private:
   ExactMatrix<A> m_;
