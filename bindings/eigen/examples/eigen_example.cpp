@@ -1,6 +1,7 @@
 // eigen_example.cpp - ExaLA on Eigen types: an exact dot product where
-// Eigen's rounds the answer away, gemv/gemm, a triangular solve, and the
-// stripe LU in core. Exits 0 when every checked value is as derived by hand.
+// Eigen's rounds the answer away, exact(...) expressions, gemv/gemm, a
+// triangular solve, and the stripe LU in core. Exits 0 when every checked
+// value is as derived by hand.
 #include <cmath>
 #include <cstdio>
 
@@ -34,6 +35,12 @@ int main() {
   // Expressions are evaluated by Eigen first: x + y rounds 1e100 + 1 to
   // 1e100, so sum(x + y) = 1e100 + 2 + 2 - 1e100 = 4, not 2 + 4 = 6.
   check(ex::sum(x + y) == 4.0, "sum(x + y) sums the rounded elements");
+  // exact(...) evaluates the expression itself exactly: 1e100 + 1 + 1 + 1 +
+  // 1 + 1 - 1e100 + 1 = 6, rounded once; and coefficient by coefficient.
+  check(ex::exact(x + y).sum() == 6.0, "exact(x + y).sum() is the exact 6");
+  check(ex::exact(x - y).dot(y) == -2.0, "exact(x - y).dot(y) = 2 - 4 exactly");
+  const Eigen::VectorXd xy = ex::exact(x + y - x);  // (1, 1, 1, 1): x cancels exactly
+  check(xy == y, "VectorXd v = exact(x + y - x) rounds each entry once");
 
   // 2. gemv and gemm: each entry correctly rounded once. Row 0 of A is x,
   //    so (A e)_0 = 2; A^T A has entry (0,0) = 1e200 + 1 + 1 + 1e200.
@@ -54,6 +61,10 @@ int main() {
   ex::gemv(exala::transpose::none, 2.0, A, y, 1.0, C.col(1));
   check(C(0, 1) == 5.0 && C(1, 1) == 21.0 && C(2, 1) == 2.875 && C(0, 0) == 1.0,
         "gemv update of a strided column in place");
+  // The same update in Eigen's syntax: ONE exala::gemv with alpha = 2, beta = 1.
+  C.col(2).setOnes();
+  C.col(2).noalias() += 2.0 * ex::exact(A) * y;
+  check(C.col(2) == C.col(1), "C.col(2).noalias() += 2 * exact(A) * y: the same bits");
 
   // 3. Triangular solve: L x = b with L = [2 0; 1 3], b = [1, 1]:
   //    x0 = 1/2, x1 = (1 - 1/2)/3 = 1/6, correctly rounded.

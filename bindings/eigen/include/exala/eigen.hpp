@@ -7,6 +7,9 @@
 //   exala/eigen/blas.hpp     sum, asum, dot, nrm2, gemv, gemm
 //   exala/eigen/solvers.hpp  ExactTriangularSolver<Mode>,
 //                            CompensatedTriangularSolver<Mode>, StripeLU
+//   exala/eigen/exact.hpp    exact(expr): Eigen expressions evaluated
+//                            exactly, rounded once (reductions,
+//                            coefficients, products, solves)
 //
 // The one rule to know: EXPRESSIONS ARE EVALUATED BY EIGEN FIRST.
 // An argument that is an Eigen expression rather than plain storage
@@ -17,7 +20,9 @@
 // ROUNDED elements fl(x_i + y_i), not the exact sum of all x_i and y_i
 // (for that, add x and y into one exala::superaccumulator with
 // exala::sum_into and round once), and dot(x.cwiseProduct(y), ones) is not
-// dot(x, y). Exactness starts where the data is plain storage.
+// dot(x, y). Exactness starts where the data is plain storage -- unless the
+// expression is wrapped in exact(...) (exala/eigen/exact.hpp): exact(x + y)
+// .sum() is the exact sum rounded once, exact(A) * x one exala::gemv.
 //
 // Plain storage is never copied: vectors with any inner stride (a matrix row
 // of a column-major matrix, a segment, a Map with InnerStride<>, negative
@@ -33,3 +38,4 @@
 
 #include "exala/eigen/blas.hpp"
 #include "exala/eigen/solvers.hpp"
+#include "exala/eigen/exact.hpp"

@@ -12,7 +12,8 @@
 // into a temporary, each element rounded by ordinary floating-point
 // arithmetic, and only then does the exact routine see it. sum(x + y) is
 // therefore the correctly rounded sum of the rounded elements fl(x_i + y_i),
-// not the exact sum of the x_i and y_i. Arguments that ARE plain storage are
+// not the exact sum of the x_i and y_i (exact(x + y).sum() of
+// exala/eigen/exact.hpp is). Arguments that ARE plain storage are
 // never copied: vectors with any inner stride (a row of a column-major
 // matrix, Map with InnerStride<>, a negative stride), matrices and blocks of
 // either storage order with any outer stride, and A.transpose() of such a
