@@ -23,6 +23,8 @@
 
 #include <Eigen/Dense>
 
+#include "bindings/eigen/eigen_test_util.hpp"
+
 #include "exala/eigen.hpp"
 #include "mpfr_oracle.hpp"
 
@@ -40,27 +42,11 @@ using exala::transpose;
 const double inf = std::numeric_limits<double>::infinity();
 const double qnan = std::numeric_limits<double>::quiet_NaN();
 
-bool same_bits(double a, double b) {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
-template <class A, class B>
-bool same_bits(const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b) {
-  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
-  for (Index j = 0; j < a.cols(); ++j)
-    for (Index i = 0; i < a.rows(); ++i)
-      if (!same_bits(a(i, j), b(i, j))) return false;
-  return true;
-}
+using eigen_test::same_bits;
 
 // Random signs and exponents over 2^-40..2^40: sums rarely exact in double.
 MatrixXd random_wide(Index rows, Index cols, unsigned seed, int range = 40) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> m(-1.0, 1.0);
-  std::uniform_int_distribution<int> e(-range, range);
-  MatrixXd a(rows, cols);
-  for (Index j = 0; j < cols; ++j)
-    for (Index i = 0; i < rows; ++i) a(i, j) = std::ldexp(m(g), e(g));
-  return a;
+  return eigen_test::random_wide(rows, cols, seed, range);
 }
 VectorXd random_vector(Index n, unsigned seed) { return random_wide(n, 1, seed).col(0); }
 // y = -x + tiny: x + y cancels to a remainder far below x's ulp.

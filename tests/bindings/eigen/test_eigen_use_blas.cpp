@@ -35,6 +35,8 @@
 
 #include <Eigen/Dense>
 
+#include "bindings/eigen/eigen_test_util.hpp"
+
 #include "exala/blas2.hpp"
 #include "exala/blas3.hpp"
 #include "mpfr_oracle.hpp"
@@ -48,17 +50,7 @@ using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen:
 using exala::layout;
 using exala::transpose;
 
-bool same_bits(double a, double b) {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
-template <class A, class B>
-bool same_bits(const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b) {
-  if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
-  for (Index j = 0; j < a.cols(); ++j)
-    for (Index i = 0; i < a.rows(); ++i)
-      if (!same_bits(a(i, j), b(i, j))) return false;
-  return true;
-}
+using eigen_test::same_bits;
 // Count of entries whose bits differ (to show ordinary arithmetic differs).
 template <class A, class B>
 Index differing(const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b) {
@@ -68,15 +60,7 @@ Index differing(const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b) {
   return d;
 }
 
-MatrixXd random_wide(Index rows, Index cols, unsigned seed) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> m(-1.0, 1.0);
-  std::uniform_int_distribution<int> e(-30, 30);
-  MatrixXd a(rows, cols);
-  for (Index j = 0; j < cols; ++j)
-    for (Index i = 0; i < rows; ++i) a(i, j) = std::ldexp(m(g), e(g));
-  return a;
-}
+using eigen_test::random_wide;
 
 // The shared object that defines `symbol` for this process.
 std::string provider(const char* symbol) {

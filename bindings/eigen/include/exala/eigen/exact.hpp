@@ -120,54 +120,44 @@ struct expr_terms {
   static constexpr int count = 0;
 };
 
-template <class X>
-struct expr_terms<X, std::enable_if_t<is_plain<X>>> {
+// A leaf: one term of one factor, Leaf::value(x, i, j).
+template <class X, class Leaf>
+struct one_factor_leaf {
   static constexpr bool supported = true;
   static constexpr int max_factors = 1;
   static constexpr int count = 1;
   template <class F>
   static void each(const X& x, Index i, Index j, F&& f) {
     term t;
-    t.f[0] = x.coeff(i, j);
+    t.f[0] = Leaf::value(x, i, j);
     t.n = 1;
     f(t);
   }
   static void check(const X&) {}
 };
 
+template <class X>
+struct expr_terms<X, std::enable_if_t<is_plain<X>>> : one_factor_leaf<X, expr_terms<X>> {
+  static double value(const X& x, Index i, Index j) { return x.coeff(i, j); }
+};
+
 // A scalar: Eigen's `a * x` holds a as a constant nullary expression.
 template <class P>
-struct expr_terms<Eigen::CwiseNullaryOp<Eigen::internal::scalar_constant_op<double>, P>> {
+struct expr_terms<Eigen::CwiseNullaryOp<Eigen::internal::scalar_constant_op<double>, P>>
+    : one_factor_leaf<Eigen::CwiseNullaryOp<Eigen::internal::scalar_constant_op<double>, P>,
+                      expr_terms<Eigen::CwiseNullaryOp<Eigen::internal::scalar_constant_op<double>, P>>> {
   using X = Eigen::CwiseNullaryOp<Eigen::internal::scalar_constant_op<double>, P>;
-  static constexpr bool supported = true;
-  static constexpr int max_factors = 1;
-  static constexpr int count = 1;
-  template <class F>
-  static void each(const X& x, Index, Index, F&& f) {
-    term t;
-    t.f[0] = x.functor()();
-    t.n = 1;
-    f(t);
-  }
-  static void check(const X&) {}
+  static double value(const X& x, Index, Index) { return x.functor()(); }
 };
 
 // |leaf|: the absolute value of a double is exact.
 template <class A>
 struct expr_terms<Eigen::CwiseUnaryOp<Eigen::internal::scalar_abs_op<double>, A>,
-                  std::enable_if_t<is_plain<std::remove_const_t<A>>>> {
+                  std::enable_if_t<is_plain<std::remove_const_t<A>>>>
+    : one_factor_leaf<Eigen::CwiseUnaryOp<Eigen::internal::scalar_abs_op<double>, A>,
+                      expr_terms<Eigen::CwiseUnaryOp<Eigen::internal::scalar_abs_op<double>, A>>> {
   using X = Eigen::CwiseUnaryOp<Eigen::internal::scalar_abs_op<double>, A>;
-  static constexpr bool supported = true;
-  static constexpr int max_factors = 1;
-  static constexpr int count = 1;
-  template <class F>
-  static void each(const X& x, Index i, Index j, F&& f) {
-    term t;
-    t.f[0] = std::fabs(x.nestedExpression().coeff(i, j));
-    t.n = 1;
-    f(t);
-  }
-  static void check(const X&) {}
+  static double value(const X& x, Index i, Index j) { return std::fabs(x.nestedExpression().coeff(i, j)); }
 };
 
 // -a
