@@ -830,6 +830,23 @@ void check_compensated_mode() {
 }
 }  // namespace
 
+// backend cuda from an Eigen program that does not link exala::gpu_cuda
+// (where the build has CUDA, the registry loads the plugin libexala_cuda.so):
+// a 256^3 product past the CPU cut-off has the reference's bits on a GPU;
+// without a device, an exala::error naming CUDA. Never a wrong value.
+BOOST_AUTO_TEST_CASE(backend_cuda_through_the_plugin) {
+  if (!exala::is_compiled_in(exala::backend::cuda)) return;
+  const MatrixXd A = random_wide(256, 256, 71), B = random_wide(256, 256, 72);
+  MatrixXd want(256, 256), got = MatrixXd::Constant(256, 256, nan_pad);
+  ee::gemm(transpose::none, transpose::trans, 1.0, A, B, 0.0, want, exala::exec{exala::backend::reference});
+  try {
+    ee::gemm(transpose::none, transpose::trans, 1.0, A, B, 0.0, got, exala::exec{exala::backend::cuda});
+    BOOST_TEST(same_bits(got, want));
+  } catch (const exala::error& e) {
+    BOOST_TEST(std::string(e.what()).find("CUDA") != std::string::npos, e.what());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(compensated_triangular_solver_matches_raw_solvers) {
   check_compensated_mode<Eigen::Lower>();
   check_compensated_mode<Eigen::Upper>();
