@@ -160,14 +160,25 @@ struct expr_terms<Eigen::CwiseUnaryOp<Eigen::internal::scalar_abs_op<double>, A>
   static double value(const X& x, Index i, Index j) { return std::fabs(x.nestedExpression().coeff(i, j)); }
 };
 
-// -a
+// A wrapper of one expression A whose terms are A's, changed term by term:
+// A's rule and checks.
 template <class A>
-struct expr_terms<Eigen::CwiseUnaryOp<Eigen::internal::scalar_opposite_op<double>, A>> {
-  using X = Eigen::CwiseUnaryOp<Eigen::internal::scalar_opposite_op<double>, A>;
+struct wrapped_terms {
   using sub = expr_terms<std::remove_const_t<A>>;
   static constexpr bool supported = sub::supported;
   static constexpr int max_factors = sub::max_factors;
   static constexpr int count = sub::count;
+  template <class X>
+  static void check(const X& x) {
+    sub::check(x.nestedExpression());
+  }
+};
+
+// -a
+template <class A>
+struct expr_terms<Eigen::CwiseUnaryOp<Eigen::internal::scalar_opposite_op<double>, A>> : wrapped_terms<A> {
+  using X = Eigen::CwiseUnaryOp<Eigen::internal::scalar_opposite_op<double>, A>;
+  using sub = typename wrapped_terms<A>::sub;
   template <class F>
   static void each(const X& x, Index i, Index j, F&& f) {
     sub::each(x.nestedExpression(), i, j, [&](term t) {
@@ -175,22 +186,17 @@ struct expr_terms<Eigen::CwiseUnaryOp<Eigen::internal::scalar_opposite_op<double
       f(t);
     });
   }
-  static void check(const X& x) { sub::check(x.nestedExpression()); }
 };
 
 // a^T of an expression (a^T of plain storage is a leaf above).
 template <class A>
-struct expr_terms<Eigen::Transpose<A>, std::enable_if_t<!is_plain<Eigen::Transpose<A>>>> {
+struct expr_terms<Eigen::Transpose<A>, std::enable_if_t<!is_plain<Eigen::Transpose<A>>>> : wrapped_terms<A> {
   using X = Eigen::Transpose<A>;
-  using sub = expr_terms<std::remove_const_t<A>>;
-  static constexpr bool supported = sub::supported;
-  static constexpr int max_factors = sub::max_factors;
-  static constexpr int count = sub::count;
+  using sub = typename wrapped_terms<A>::sub;
   template <class F>
   static void each(const X& x, Index i, Index j, F&& f) {
     sub::each(x.nestedExpression(), j, i, std::forward<F>(f));
   }
-  static void check(const X& x) { sub::check(x.nestedExpression()); }
 };
 
 inline std::string shape(Index r, Index c) { return num(r) + " x " + num(c); }
@@ -796,27 +802,22 @@ struct evaluator<exala::eigen::ExactProduct<A, R>>
   PlainObject m_result;
 };
 
-template <class Dst, class A, class R>
-struct Assignment<Dst, exala::eigen::ExactProduct<A, R>, assign_op<double, double>, Dense2Dense> {
-  static void run(Dst& dst, const exala::eigen::ExactProduct<A, R>& src,
-                  const assign_op<double, double>&) {
-    src.applyTo(dst, 0);
-  }
-};
-template <class Dst, class A, class R>
-struct Assignment<Dst, exala::eigen::ExactProduct<A, R>, add_assign_op<double, double>,
-                  Dense2Dense> {
-  static void run(Dst& dst, const exala::eigen::ExactProduct<A, R>& src,
-                  const add_assign_op<double, double>&) {
-    src.applyTo(dst, 1);
-  }
-};
-template <class Dst, class A, class R>
-struct Assignment<Dst, exala::eigen::ExactProduct<A, R>, sub_assign_op<double, double>,
-                  Dense2Dense> {
-  static void run(Dst& dst, const exala::eigen::ExactProduct<A, R>& src,
-                  const sub_assign_op<double, double>&) {
-    src.applyTo(dst, -1);
+// dst = / += / -= a product: one gemv or gemm with beta 0 / 1 / 1 and the
+// product's sign (exact_assign_sign).
+template <class Op>
+struct exact_assign_sign;
+template <>
+struct exact_assign_sign<assign_op<double, double>> : std::integral_constant<int, 0> {};
+template <>
+struct exact_assign_sign<add_assign_op<double, double>> : std::integral_constant<int, 1> {};
+template <>
+struct exact_assign_sign<sub_assign_op<double, double>> : std::integral_constant<int, -1> {};
+
+template <class Dst, class A, class R, class Op>
+struct Assignment<Dst, exala::eigen::ExactProduct<A, R>, Op, Dense2Dense,
+                  std::void_t<decltype(exact_assign_sign<Op>::value)>> {
+  static void run(Dst& dst, const exala::eigen::ExactProduct<A, R>& src, const Op&) {
+    src.applyTo(dst, exact_assign_sign<Op>::value);
   }
 };
 
