@@ -69,10 +69,8 @@ struct invocation {
 
 // ---- option values (options.cpp) ----
 
-std::string quote_value(std::string_view value);
-
-// A real number written as in the files (decimal, hex float, inf, nan).
-double parse_real_option(std::string_view name, std::string_view value);
+// quote_value and parse_real_option: stripe_commands.hpp (the stripe and
+// MPI commands use them too).
 
 exala::transpose parse_transpose(std::string_view name, std::string_view value);
 

@@ -78,11 +78,6 @@ std::string line_of(std::exception_ptr failure) {
   }
 }
 
-std::string quote(std::string_view v) {
-  std::string q = "'";
-  return q.append(exala::io::printable(v)).append("'");
-}
-
 std::string entries_text(std::int64_t n) {
   return std::to_string(n) + (n == 1 ? " entry" : " entries");
 }
@@ -262,7 +257,7 @@ std::vector<double> read_part(const header& h, const part_spec& spec, std::int64
       if (at >= 0) {
         const std::optional<double> v =
             real ? exala::io::parse_real(token) : exala::io::parse_integer(token);
-        if (!v) fail(k + 1, quote(token) + (real ? " is not a real number" : " is not an integer"));
+        if (!v) fail(k + 1, quote_value(token) + (real ? " is not a real number" : " is not an integer"));
         values[static_cast<std::size_t>(at)] = *v;
       }
       ++k;
@@ -385,7 +380,7 @@ mpi_session::~mpi_session() {
 
 void run_identity::add(std::string what, std::string value, std::string shown) {
   const char kind = what == "command" ? kind_command : kind_setting;
-  if (shown.empty()) shown = quote(value);
+  if (shown.empty()) shown = quote_value(value);
   items_.push_back({kind + std::move(what), std::move(value), std::move(shown), {}});
 }
 
@@ -394,7 +389,7 @@ void run_identity::add_no_file(std::string what) {
 }
 
 void run_identity::add_file(std::string what, const std::string& path) {
-  item it{kind_file + std::move(what), "-", quote(path), {}};
+  item it{kind_file + std::move(what), "-", quote_value(path), {}};
   if (path != "-") {
     const exala::mpi::detail::file_identity f = exala::mpi::detail::identify_file(path);
     if (f.readable) {
@@ -984,7 +979,7 @@ std::string rank_pattern(const stripe_request& r, const std::vector<std::string>
   if (const auto v = r.options.get("--rank-workdir")) pattern = std::string(*v);
   if (pattern.empty()) throw usage_error("option '--rank-workdir' needs a directory pattern");
   if (ranks > 1 && pattern.find("%r") == std::string::npos)
-    throw usage_error("option '--rank-workdir' needs '%r' (the rank) in " + quote(pattern) +
+    throw usage_error("option '--rank-workdir' needs '%r' (the rank) in " + quote_value(pattern) +
                       ": each rank needs its own directory");
   return pattern;
 }
@@ -1013,9 +1008,9 @@ solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settin
     for (const std::string& d : dirs) {
       std::error_code ec;
       if (!std::filesystem::exists(d, ec))
-        throw usage_error("work directory " + quote(d) + " does not exist");
+        throw usage_error("work directory " + quote_value(d) + " does not exist");
       if (!std::filesystem::is_directory(d, ec))
-        throw usage_error("work directory " + quote(d) + " is not a directory");
+        throw usage_error("work directory " + quote_value(d) + " is not a directory");
     }
     // Rank 0 keeps other exala commands off the stored system; every rank
     // keeps its own directory to itself.
@@ -1023,7 +1018,7 @@ solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settin
     std::error_code ec;
     std::filesystem::create_directories(mine, ec);
     if (ec)
-      throw exala::error("rank work directory " + quote(mine) +
+      throw exala::error("rank work directory " + quote_value(mine) +
                          ": cannot create it: " + ec.message());
     own_lock.emplace(mine, false);
   });
@@ -1100,7 +1095,7 @@ solution mpi_solve(mpi_session& s, const stripe_request& r) {
       std::string values, shown;
       for (const std::string& v : r.options.all(name)) {
         put_field(values, v);
-        shown += (shown.empty() ? "" : ", ") + (v.empty() ? std::string("given") : quote(v));
+        shown += (shown.empty() ? "" : ", ") + (v.empty() ? std::string("given") : quote_value(v));
       }
       id.add("option '" + name + "'", values, shown);
     }

@@ -75,11 +75,6 @@ constexpr std::uint64_t default_buffer = 1ULL << 30;       // import: 1 GiB of A
 constexpr int max_refine_steps = 100;
 constexpr int max_io_threads = 64;
 
-std::string quote(std::string_view v) {
-  std::string q = "'";
-  return q.append(exala::io::printable(v)).append("'");
-}
-
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
@@ -92,7 +87,7 @@ std::int64_t parse_int(std::string_view name, std::string_view value, std::int64
   if (value.empty() || value[0] == '+' || ec != std::errc{} ||
       end != value.data() + value.size() || v < lo || v > hi)
     throw usage_error("option '" + std::string(name) + "' needs an integer from " +
-                      std::to_string(lo) + " to " + std::to_string(hi) + ", got " + quote(value));
+                      std::to_string(lo) + " to " + std::to_string(hi) + ", got " + quote_value(value));
   return v;
 }
 
@@ -101,14 +96,6 @@ std::optional<std::int64_t> int_option(const stripe_request& r, std::string_view
   const auto v = r.options.get(name);
   if (!v) return std::nullopt;
   return parse_int(name, *v, lo, hi);
-}
-
-double real_option(std::string_view name, std::string_view value) {
-  const std::optional<double> v = exala::io::parse_real(value);
-  if (!v)
-    throw usage_error("option '" + std::string(name) + "' needs a real number, got " +
-                      quote(value));
-  return *v;
 }
 
 // "A.mtx:5: entry (2, 1) is nan: ..." for a value that is not finite.
@@ -161,10 +148,10 @@ bool quiet(const stripe_request& r) { return r.options.has("--quiet"); }
 double progress_interval(const stripe_request& r) {
   const auto v = r.options.get("--progress-interval");
   if (!v) return default_progress_interval;
-  const double t = real_option("--progress-interval", *v);
+  const double t = parse_real_option("--progress-interval", *v);
   if (!(t >= 0) || !std::isfinite(t))
     throw usage_error("option '--progress-interval' needs a number of seconds >= 0, got " +
-                      quote(*v));
+                      quote_value(*v));
   return t;
 }
 
@@ -174,14 +161,14 @@ exala::stripe_order parse_order(std::string_view v) {
   if (v == "basic") return exala::stripe_order::basic;
   if (v == "zigzag") return exala::stripe_order::zigzag;
   if (v == "meta-zigzag") return exala::stripe_order::meta_zigzag;
-  throw usage_error("option '--order' has unknown value " + quote(v) +
+  throw usage_error("option '--order' has unknown value " + quote_value(v) +
                     " (expected basic|zigzag|meta-zigzag)");
 }
 
 exala::pivoting parse_pivot(std::string_view v) {
   if (v == "local") return exala::pivoting::local;
   if (v == "partial") return exala::pivoting::partial;
-  throw usage_error("option '--pivot' has unknown value " + quote(v) + " (expected local|partial)");
+  throw usage_error("option '--pivot' has unknown value " + quote_value(v) + " (expected local|partial)");
 }
 
 
@@ -305,9 +292,9 @@ std::vector<std::string> workdirs_of(const stripe_request& r) {
       const std::size_t comma = std::min(rest.find(','), rest.size());
       const std::string_view dir = rest.substr(0, comma);
       if (dir.empty())
-        throw usage_error("option '--workdir' needs directory names, got " + quote(value));
+        throw usage_error("option '--workdir' needs directory names, got " + quote_value(value));
       if (std::find(dirs.begin(), dirs.end(), dir) != dirs.end())
-        throw usage_error("option '--workdir' names " + quote(dir) + " twice");
+        throw usage_error("option '--workdir' names " + quote_value(dir) + " twice");
       dirs.emplace_back(dir);
       if (comma == rest.size()) break;
       rest.remove_prefix(comma + 1);
@@ -321,10 +308,10 @@ void check_workdirs_exist(const std::vector<std::string>& dirs) {
     struct stat st{};
     if (::stat(d.c_str(), &st) != 0) {
       const int e = errno;
-      if (e == ENOENT) throw usage_error("work directory " + quote(d) + " does not exist");
-      throw exala::error("work directory " + quote(d) + ": cannot stat it: " + std::strerror(e));
+      if (e == ENOENT) throw usage_error("work directory " + quote_value(d) + " does not exist");
+      throw exala::error("work directory " + quote_value(d) + ": cannot stat it: " + std::strerror(e));
     }
-    if (!S_ISDIR(st.st_mode)) throw usage_error("work directory " + quote(d) + " is not a directory");
+    if (!S_ISDIR(st.st_mode)) throw usage_error("work directory " + quote_value(d) + " is not a directory");
   }
 }
 
@@ -371,7 +358,7 @@ void workdir_lock::lock(const std::string& dir, bool create) {
   if (fd < 0) {
     const int e = errno;
     if (e == ENOENT) return;  // reported by the caller or the library
-    throw exala::error("work directory " + quote(dir) + ": cannot open it to lock it: " +
+    throw exala::error("work directory " + quote_value(dir) + ": cannot open it to lock it: " +
                        std::strerror(e));
   }
   // The same directory under another name: locked once (a second flock of
@@ -389,9 +376,9 @@ void workdir_lock::lock(const std::string& dir, bool create) {
     const int e = errno;
     ::close(fd);
     if (e == EWOULDBLOCK)
-      throw exala::error("work directory " + quote(dir) +
+      throw exala::error("work directory " + quote_value(dir) +
                          " is in use by another exala command (let it finish, or stop it)");
-    throw exala::error("work directory " + quote(dir) + ": cannot lock: " + std::strerror(e));
+    throw exala::error("work directory " + quote_value(dir) + ": cannot lock: " + std::strerror(e));
   }
   fds_.push_back(fd);
 }
@@ -439,7 +426,7 @@ solve_settings solve_options(const stripe_request& r, bool out_of_core) {
   if (const auto v = r.options.get("--pivot")) o.pivot = parse_pivot(*v);
   if (const auto v = r.options.get("--engine")) {
     if (*v != "cpu" && *v != "cuda")
-      throw usage_error("option '--engine' has unknown value " + quote(*v) + " (expected cpu|cuda)");
+      throw usage_error("option '--engine' has unknown value " + quote_value(*v) + " (expected cpu|cuda)");
     o.engine = std::string(*v);
   }
   if (const auto v = r.options.get("--cache")) {
@@ -590,14 +577,14 @@ void generate_dense(const stripe_request& r) {
   if (const auto v = r.options.get("--seed")) {
     const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), seed);
     if (v->empty() || ec != std::errc{} || end != v->data() + v->size())
-      throw usage_error("option '--seed' needs a non-negative integer, got " + quote(*v));
+      throw usage_error("option '--seed' needs a non-negative integer, got " + quote_value(*v));
   }
   double cond = 0;
   if (const auto v = r.options.get("--cond")) {
-    cond = real_option("--cond", *v);
+    cond = parse_real_option("--cond", *v);
     if (!(cond == 0 || cond >= 1) || std::isinf(cond))
       throw usage_error("option '--cond' needs 0 (uniform entries) or a finite number >= 1, got " +
-                        quote(*v));
+                        quote_value(*v));
   }
   const std::int64_t nrhs = int_option(r, "--nrhs", 1, max_nrhs).value_or(1);
   const std::int64_t stripe =
@@ -781,7 +768,7 @@ std::uint64_t parse_size(std::string_view option, std::string_view value) {
   const std::string bad = "option '" + std::string(option) +
                           "' needs a size in bytes such as 1048576, 512MiB or 2G (suffixes K, "
                           "M, G, T, KiB, MiB, GiB, TiB), got " +
-                          quote(value);
+                          quote_value(value);
   std::size_t i = 0;
   unsigned __int128 whole = 0;
   std::uint64_t frac = 0, frac_scale = 1;
@@ -805,7 +792,7 @@ std::uint64_t parse_size(std::string_view option, std::string_view value) {
   if (!any_digit) {
     if (!value.empty() && value[0] == '-')
       throw usage_error("option '" + std::string(option) + "' needs a positive size, got " +
-                        quote(value));
+                        quote_value(value));
     throw usage_error(bad);
   }
   std::string suffix;
@@ -823,7 +810,7 @@ std::uint64_t parse_size(std::string_view option, std::string_view value) {
   if (bytes >= limit / 2) throw usage_error(bad);
   if (bytes == 0)
     throw usage_error("option '" + std::string(option) + "' needs a positive size, got " +
-                      quote(value));
+                      quote_value(value));
   return static_cast<std::uint64_t>(bytes);
 }
 

@@ -35,6 +35,13 @@ class usage_error : public exala::error {
   using exala::error::error;
 };
 
+// 'value', printable (control bytes escaped), for messages (options.cpp).
+std::string quote_value(std::string_view value);
+
+// A real number written as in the files (decimal, hex float, inf, nan), or a
+// usage_error naming the option (options.cpp).
+double parse_real_option(std::string_view name, std::string_view value);
+
 // The command options given, by name, with every value in order (an option
 // without a value, such as --force, has the value "").
 class option_values {
