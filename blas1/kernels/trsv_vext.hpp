@@ -3,6 +3,12 @@
 // with AVX-512; four SSE2 registers in the baseline set). Included inside an
 // anonymous namespace, before trsv_impl.hpp; the including file
 // defines vfma, vsum and vdiff.
+// v8 never crosses a call (everything here is internal and inlined), so
+// GCC's notes about passing a vector wider than the registers (the baseline
+// set) or its calling convention do not apply.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 typedef double v8 __attribute__((vector_size(64)));
 inline __attribute__((always_inline)) void vload(const double* p, v8& v) {
   __builtin_memcpy(&v, p, sizeof v);

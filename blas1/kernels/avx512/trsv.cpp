@@ -7,12 +7,6 @@
 
 #include "trsv_kernels.hpp"
 
-// The 8-lane vector type never crosses a call (everything here is internal
-// and inlined), so GCC's notes about its calling convention do not apply.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-
 namespace exala::solvers_detail {
 namespace {
 #include "trsv_vext.hpp"

@@ -6,13 +6,6 @@
 
 #include "trsv_kernels.hpp"
 
-// The 8-lane vector type is wider than the baseline registers; it never
-// crosses a call (everything here is internal and inlined), so the ABI note
-// GCC gives about passing it does not apply.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-
 namespace exala::solvers_detail {
 namespace {
 #include "trsv_vext.hpp"
