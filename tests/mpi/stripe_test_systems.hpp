@@ -147,6 +147,27 @@ inline void check_same(const results& got, const results& want, const std::strin
   }
 }
 
+// A system scaled by 2^k (near the ends of the range): finite solutions, a
+// refinement that reaches 2^-52, and the report's scale exponent set.
+inline void check_scaled(const results& got, int matrix_scale, const std::string& what) {
+  BOOST_TEST_CONTEXT(what << " on rank " << rank()) {
+    BOOST_TEST(all_finite(got.xm));
+    BOOST_TEST(all_finite(got.xrm));
+    BOOST_TEST(got.rr.back() <= 0x1p-52);
+    BOOST_TEST(matrix_scale != 0);
+  }
+}
+
+// Where this rank's out-of-core run is cut by a write fault: after the copy
+// of its own stripes (files: a 4096-byte header block + payload; before them
+// the manifest and the first progress record) and about half of what its
+// factorization wrote in an uninterrupted run.
+inline std::int64_t write_fault_offset(i64 n, i64 S, std::int64_t written) {
+  std::int64_t copy = 4096 + 4096;
+  for (i64 J = rank(); J * S < n; J += size()) copy += 4096 + std::min(S, n - J * S) * n * 8;
+  return copy + written / 2;
+}
+
 inline void bcast(std::vector<double>& v) {
   std::uint64_t len = v.size();
   MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
