@@ -2,12 +2,12 @@
 // the name "cuda" that keeps its "device memory" in host memory (NaN-filled
 // when allocated), performs downloads only when the driver synchronizes, and
 // counts dense calls whose operands are not device memory. Its arithmetic is
-// the CPU engine's: the suites that use it (test_stripe_fakedev,
-// test_mpi_stripe_fakedev) run the device driver path - slots, pivot groups,
-// uploads, sweeps, resume - in CI, and the bits they check are the driver's,
-// not cuBLAS's. Include it in one source of a test binary (it registers the
-// engine when the binary starts, before any lookup, so a build with CUDA
-// never loads the real plugin in its place).
+// the CPU engine's: the suites that use it (test_stripe_fakedev, built from
+// test_stripe_lu.cpp, and test_mpi_stripe_fakedev) run the device driver
+// path - slots, pivot groups, uploads, sweeps, resume - in CI, and the bits
+// they check are the driver's, not cuBLAS's. Include it in one source of a
+// test binary (it registers the engine when the binary starts, before any
+// lookup, so a build with CUDA never loads the real plugin in its place).
 #pragma once
 
 #include <algorithm>

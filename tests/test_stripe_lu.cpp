@@ -1,16 +1,31 @@
-// tests/test_stripe_lu.cpp - the stripe LU solver end to end: the host cache
-// (budget, states, eviction with write-back, prefetch), in-core and
-// out-of-core factorizations and solves, reproducibility, refinement,
-// resume after a failure, corrupted files and bad parameters.
+// tests/test_stripe_lu.cpp - the stripe LU solver end to end, one source run
+// over the engines as the BLAS suites run over every backend: in-core and
+// out-of-core factorizations and solves, reproducibility, refinement, resume
+// after a failure, corrupted files, bad parameters, the ends of the double
+// range. Built three times (tests/CMakeLists.txt); test_engine() names the
+// engine that the engine cases set in their options:
+// - test_stripe_lu: the CPU engine. The cases whose subject does not depend
+//   on the engine (the host cache, the reader, the stored solution, the
+//   backward-error formula, the refinement loop) run here only.
+// - test_stripe_fakedev (EXALA_TEST_FAKE_DEVICE; label unit, CI): the fake
+//   device of fake_device_engine.hpp, registered as "cuda": the device driver
+//   path (slots, pivot groups, streamed stripes, out of core, resume) with
+//   the CPU engine's arithmetic, and every dense call on device memory.
+// - test_stripe_cuda (EXALA_TEST_ENGINE_CUDA; label cuda): the CUDA engine
+//   (cuBLAS / cuSOLVER, exala::gpu_cuda), run on the GPU machine. Without a
+//   device every engine case is skipped and says so.
+// The MPI builds of the same idea: tests/mpi/test_mpi_stripe_engines.cpp.
 //
 // Oracles:
 //  * LAPACK dgesv_ (the solution agrees within a bound set by the condition
-//    number estimated by dgecon_), and the exact residual computed in MPFR
-//    (independent of exala::gemv) for the refined backward error <= 2u;
-//  * bit equality between configurations that must give the same bits:
-//    in core vs out of core, every cache size (down to the minimum), order,
-//    meta-stripe count, thread count, I/O-thread count, and a run that failed
-//    (injected full disk) and was resumed.
+//    number), and the exact residual computed in MPFR (independent of
+//    exala::gemv) for the refined backward error <= 2u;
+//  * bit equality between configurations of one engine that must give the
+//    same bits: in core vs out of core, every cache size (down to the
+//    minimum), order, meta-stripe count, pivot-slot count, thread count,
+//    I/O-thread count, and a run that failed (injected full disk) and was
+//    resumed. The fake device gives the CPU engine's bits; a CUDA engine
+//    gives its own, so no case compares the bits of two engines.
 #define BOOST_TEST_MODULE exala_stripe_lu
 #include <boost/test/unit_test.hpp>
 
@@ -38,12 +53,70 @@
 #include "stripe/driver_common.hpp"
 #include "stripe/store.hpp"
 #include "stripe_test_common.hpp"
+#if defined(EXALA_TEST_FAKE_DEVICE)
+#include "fake_device_engine.hpp"  // registers the fake "cuda" engine
+#elif defined(EXALA_TEST_ENGINE_CUDA)
+#include "exala/cuda.hpp"  // registers the "cuda" engine
+#endif
 
 BOOST_TEST_DONT_PRINT_LOG_VALUE(exala::detail::stripe::stripe_state)
 
 namespace st = exala::detail::stripe;
+namespace ut = boost::unit_test;
 
 namespace {
+
+#if defined(EXALA_TEST_FAKE_DEVICE) || defined(EXALA_TEST_ENGINE_CUDA)
+constexpr bool on_device = true;
+#else
+constexpr bool on_device = false;
+#endif
+
+// The engine of this build: the engine cases run on it.
+const char* test_engine() { return on_device ? "cuda" : "cpu"; }
+
+// The engine cases' precondition: the engine has its device (a machine
+// without a GPU skips test_stripe_cuda's cases, saying so).
+struct has_device {
+  boost::test_tools::assertion_result operator()(ut::test_unit_id) const {
+#ifdef EXALA_TEST_ENGINE_CUDA
+    boost::test_tools::assertion_result r(exala::cuda::device_count() > 0);
+    if (!r) r.message() << "no CUDA device: the CUDA engine is not tested here";
+    return r;
+#else
+    return true;
+#endif
+  }
+};
+
+// A case for some builds only: skipped, saying why, in the others.
+struct only_if {
+  bool ok;
+  const char* why;
+  boost::test_tools::assertion_result operator()(ut::test_unit_id) const {
+    boost::test_tools::assertion_result r(ok);
+    if (!ok) r.message() << why;
+    return r;
+  }
+};
+// Subjects that do not depend on the engine run once, on the CPU engine.
+const only_if engine_independent{!on_device, "engine-independent: run by test_stripe_lu only"};
+
+// The fake device's counters around a factorization: it uploaded stripes,
+// and every dense call had device operands. (Nothing to check on the CPU or
+// on CUDA.)
+struct device_use {
+#ifdef EXALA_TEST_FAKE_DEVICE
+  long calls0 = fake_dense_calls, foreign0 = fake_foreign_calls, uploads0 = fake_uploads;
+#endif
+  void check() const {
+#ifdef EXALA_TEST_FAKE_DEVICE
+    BOOST_TEST(fake_uploads > uploads0);
+    BOOST_TEST(fake_dense_calls > calls0);
+    BOOST_TEST(fake_foreign_calls == foreign0);
+#endif
+  }
+};
 
 // The whole original matrix and B of a work directory.
 void read_system(const std::string& dir, std::vector<double>& a, std::vector<double>& b, i64& n,
@@ -60,8 +133,16 @@ void read_system(const std::string& dir, std::vector<double>& a, std::vector<dou
   r.read_rhs(b.data(), n);
 }
 
-exala::stripe_lu_options opts(i64 S, i64 Sp) {
+// Options on the engine under test: default sizes, or stripes of S rows and
+// substripes of S' with a checkpoint after every group.
+exala::stripe_lu_options engine_opts() {
   exala::stripe_lu_options o;
+  o.engine = test_engine();
+  return o;
+}
+
+exala::stripe_lu_options opts(i64 S, i64 Sp) {
+  auto o = engine_opts();
   o.stripe = S;
   o.substripe = Sp;
   o.checkpoint_interval_s = 0;
@@ -152,7 +233,7 @@ double mpfr_backward_error_wide(i64 n, const std::vector<double>& a, const doubl
 
 // ------------------------------------------------------------- the cache
 
-BOOST_AUTO_TEST_SUITE(cache)
+BOOST_AUTO_TEST_SUITE(cache, *ut::precondition(engine_independent))
 
 // A fake disk: stripe i has `size` doubles; flush records what was written.
 struct fake_disk {
@@ -297,19 +378,35 @@ BOOST_AUTO_TEST_CASE(load_errors_reach_the_caller) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
+// An engine name that no backend has is an argument error, in every build
+// (no device needed).
+BOOST_AUTO_TEST_CASE(unknown_engine_names_the_argument) {
+  exala::stripe_lu_options o;
+  o.engine = "tpu";
+  const auto a = random_matrix(4, 4, 1);
+  BOOST_CHECK_EXCEPTION(exala::stripe_lu(4, a.data(), 4, o), exala::invalid_argument,
+                        [](const exala::invalid_argument& e) {
+                          return std::string(e.what()).find("engine") != std::string::npos;
+                        });
+}
+
 // --------------------------------------------------------------- in core
 
-BOOST_AUTO_TEST_SUITE(in_core)
+BOOST_AUTO_TEST_SUITE(in_core, *ut::precondition(has_device()))
 
+// LAPACK's solution, and the refined backward error <= 2u; the report names
+// the engine (and its device), and on the fake device every dense call of
+// the factorization had device operands.
 BOOST_AUTO_TEST_CASE(matches_dgesv_and_refines_to_2u) {
   struct cfg {
     i64 n, S, Sp;
     exala::pivoting p;
   };
-  for (cfg c : {cfg{1, 1, 1, exala::pivoting::local}, cfg{7, 3, 2, exala::pivoting::local},
-                cfg{100, 32, 7, exala::pivoting::local}, cfg{257, 64, 24, exala::pivoting::local},
-                cfg{300, 96, 40, exala::pivoting::partial}, cfg{600, 128, 48, exala::pivoting::local},
-                cfg{600, 100, 30, exala::pivoting::partial}}) {
+  const auto L = exala::pivoting::local, P = exala::pivoting::partial;
+  for (cfg c : {cfg{1, 1, 1, L}, cfg{1, 1, 1, P}, cfg{7, 3, 2, L}, cfg{7, 7, 7, L}, cfg{7, 7, 7, P},
+                cfg{100, 32, 7, L}, cfg{257, 64, 24, L}, cfg{300, 96, 40, P}, cfg{300, 128, 32, L},
+                cfg{300, 128, 32, P}, cfg{600, 128, 48, L}, cfg{600, 100, 30, P},
+                cfg{1031, 128, 32, L}, cfg{1031, 128, 32, P}}) {
     BOOST_TEST_CONTEXT("n " << c.n << " S " << c.S << " S' " << c.Sp << " pivot "
                             << exala::to_string(c.p)) {
       const i64 nrhs = 2;
@@ -317,22 +414,56 @@ BOOST_AUTO_TEST_CASE(matches_dgesv_and_refines_to_2u) {
       auto b = random_matrix(c.n, nrhs, unsigned(c.n) + 7);
       auto o = opts(c.S, c.Sp);
       o.pivot = c.p;
+      const device_use use;
       exala::stripe_lu lu(c.n, a.data(), c.n, o);
+      use.check();
+      BOOST_TEST(lu.report().engine == test_engine());
+      BOOST_TEST(lu.report().device.empty() == !on_device);
       std::vector<double> x = b;
       lu.solve(nrhs, x.data(), c.n);
       const auto ref = dgesv(c.n, a, b, nrhs);
       // Random uniform matrices of these sizes have cond_inf < 1e6: both
-      // solutions are within ~cond * n * u * growth of the truth.
-      BOOST_TEST(max_rel_diff(x, ref) < 1e-6);
+      // solutions are within ~cond * n * u * growth of the truth; in fact
+      // much closer (below 2e-12 on the CPU engine), so 1e-8 keeps a wide
+      // margin and still catches a wrong pivot or a lost update.
+      BOOST_TEST(max_rel_diff(x, ref) < 1e-8);
       std::vector<double> xr(b.size());
       const auto rr = lu.solve_refined(nrhs, b.data(), c.n, xr.data(), c.n, 10);
       BOOST_TEST(rr.backward_error_after <= 2 * u);
       BOOST_TEST(rr.backward_error_after <= rr.backward_error_before);
-      BOOST_TEST(max_rel_diff(xr, ref) < 1e-6);
+      BOOST_TEST(max_rel_diff(xr, ref) < 1e-8);
 #ifdef EXALA_TEST_HAVE_MPFR
-      for (i64 k = 0; k < nrhs; ++k)
+      // Up to n = 600: the MPFR residual's cost grows as n^2 at 4400 bits.
+      for (i64 k = 0; k < nrhs && c.n <= 600; ++k)
         BOOST_TEST(mpfr_backward_error(c.n, a, b.data() + k * c.n, xr.data() + k * c.n) <= 2 * u);
 #endif
+    }
+  }
+}
+
+// In core on a device: one pivot group holding every stripe, or groups of
+// 1, 2 or 3 stripes with the later stripes streamed through the target
+// slots: the same bits (each stripe gets the same engine calls). Pivot slots
+// are the device driver's (the CPU engine has no groups in core).
+BOOST_AUTO_TEST_CASE(bits_do_not_depend_on_pivot_slots,
+                     *ut::precondition(only_if{on_device, "pivot slots: device engines only"})) {
+  const i64 n = 700;
+  const auto a = random_matrix(n, n, 11);
+  const auto b = random_matrix(n, 1, 12);
+  auto o = opts(96, 40);
+  std::vector<double> x0 = b;
+  exala::stripe_lu(n, a.data(), n, o).solve(1, x0.data(), n);
+  for (i64 meta : {1, 2, 3}) {
+    BOOST_TEST_CONTEXT("meta " << meta) {
+      o.order = exala::stripe_order::meta_zigzag;
+      o.meta = meta;
+      const device_use use;
+      exala::stripe_lu lu(n, a.data(), n, o);
+      use.check();
+      BOOST_TEST(lu.report().meta == meta);
+      std::vector<double> x = b;
+      lu.solve(1, x.data(), n);
+      BOOST_TEST(same_bits(x, x0));
     }
   }
 }
@@ -389,16 +520,30 @@ BOOST_AUTO_TEST_CASE(singular_and_bad_input) {
   o = opts(16, 8);
   o.threads = -2;
   bad(o, "threads");
-  o = opts(16, 8);
-  o.engine = "cuda";
-  bad(o, "engine");
+  if (!on_device) {  // the device builds have an engine "cuda"
+    o = opts(16, 8);
+    o.engine = "cuda";
+    bad(o, "engine");
+  }
   o = opts(16, 8);
   o.pivot_threshold = std::nan("");
   bad(o, "pivot_threshold");
-  BOOST_CHECK_THROW(exala::stripe_lu(n, good.data(), n - 1, {}), exala::invalid_argument);
-  BOOST_CHECK_THROW(exala::stripe_lu(-1, good.data(), 1, {}), exala::invalid_argument);
+  BOOST_CHECK_THROW(exala::stripe_lu(n, good.data(), n - 1, engine_opts()), exala::invalid_argument);
+  BOOST_CHECK_THROW(exala::stripe_lu(-1, good.data(), 1, engine_opts()), exala::invalid_argument);
   good[5] = std::numeric_limits<double>::infinity();
-  BOOST_CHECK_THROW(exala::stripe_lu(n, good.data(), n, {}), exala::invalid_argument);
+  BOOST_CHECK_THROW(exala::stripe_lu(n, good.data(), n, engine_opts()), exala::invalid_argument);
+}
+
+// A zero column in a later stripe, with no pivot threshold: the singular
+// pivot names the column.
+BOOST_AUTO_TEST_CASE(singular_pivot_is_named) {
+  const i64 n = 200;
+  auto a = random_matrix(n, n, 3);
+  for (i64 i = 0; i < n; ++i) a[std::size_t(i + 150 * n)] = 0;  // column 150 is zero
+  auto o = opts(64, 16);
+  o.pivot_threshold = 0;
+  BOOST_CHECK_EXCEPTION(exala::stripe_lu(n, a.data(), n, o), exala::singular_pivot,
+                        [](const exala::singular_pivot& e) { return e.column() == 150; });
 }
 
 // An empty system (n = 0) factors, solves, refines and measures nothing, with
@@ -406,7 +551,7 @@ BOOST_AUTO_TEST_CASE(singular_and_bad_input) {
 BOOST_AUTO_TEST_CASE(empty_system) {
   const double none = 0;
   double b = 1, x = 7;
-  exala::stripe_lu lu(0, &none, 1, {});
+  exala::stripe_lu lu(0, &none, 1, engine_opts());
   BOOST_TEST(lu.n() == 0);
   lu.solve(1, &b, 1);
   const auto rr = lu.solve_refined(1, &b, 1, &x, 1, 5);
@@ -418,62 +563,85 @@ BOOST_AUTO_TEST_SUITE_END()
 
 // ----------------------------------------------------------- out of core
 
-BOOST_AUTO_TEST_SUITE(out_of_core)
+BOOST_AUTO_TEST_SUITE(out_of_core, *ut::precondition(has_device()))
 
-// Every configuration gives the in-core bits.
+// Every configuration gives the in-core bits of its engine: caches that
+// evict (down to the minimum) or hold everything, every order, meta counts,
+// thread and I/O-thread counts, and a resumed finished run. Two systems: 9
+// stripes, and 10 bigger ones.
 BOOST_AUTO_TEST_CASE(bits_equal_in_core_for_every_cache_order_and_meta) {
-  temp_dir d("cfg");
-  const i64 n = 203, S = 24, Sp = 10;
-  exala::generate_dense_system({d.str()}, n, 2, 42, 50, 0.0);
-  std::vector<double> a, b;
-  i64 nn = 0, nrhs = 0;
-  read_system(d.str(), a, b, nn, nrhs);
-  BOOST_REQUIRE_EQUAL(nn, n);
-  exala::stripe_lu ref(n, a.data(), n, opts(S, Sp));
-  std::vector<double> xref(b.size());
-  ref.solve_refined(nrhs, b.data(), n, xref.data(), n, 10);
-  std::vector<double> x0 = b;
-  ref.solve(nrhs, x0.data(), n);
-
-  const std::uint64_t stripe_bytes = std::uint64_t(S) * n * 8;
   struct cfg {
     exala::stripe_order order;
     i64 meta;
-    std::uint64_t cache;
+    std::uint64_t cache;  // stripes; 0: unlimited
     int threads, io;
   };
-  for (cfg c : {cfg{exala::stripe_order::basic, 0, 0, 2, 2},
-                cfg{exala::stripe_order::basic, 0, 3 * stripe_bytes, 1, 0},
-                cfg{exala::stripe_order::zigzag, 0, 3 * stripe_bytes, 2, 2},
-                cfg{exala::stripe_order::zigzag, 0, 5 * stripe_bytes, 3, 1},
-                cfg{exala::stripe_order::meta_zigzag, 2, 4 * stripe_bytes, 2, 2},
-                cfg{exala::stripe_order::meta_zigzag, 3, 6 * stripe_bytes, 1, 3},
-                cfg{exala::stripe_order::meta_zigzag, 9, 0, 2, 2}}) {
-    BOOST_TEST_CONTEXT("order " << exala::to_string(c.order) << " meta " << c.meta << " cache "
-                                << c.cache << " threads " << c.threads << " io " << c.io) {
-      auto o = opts(S, Sp);
-      o.order = c.order;
-      o.meta = c.meta;
-      o.cache_bytes = c.cache;
-      o.threads = c.threads;
-      o.io_threads = c.io;
-      o.resume = false;
-      exala::refine_report rr;
-      exala::stripe_lu_report rep;
-      auto x = solve_workdir(d.str(), o, &rr, &rep, 10);
-      BOOST_TEST(same_bits(x, xref));
-      BOOST_TEST(rr.backward_error_after <= 2 * u);
-      if (c.cache != 0) {
-        BOOST_TEST(rep.peak_cache_bytes <= c.cache);
-        BOOST_TEST(rep.cache_misses > 0);
-        BOOST_TEST(rep.bytes_written > 0);
+  struct sys {
+    i64 n, S, Sp;
+    unsigned seed;
+    std::vector<cfg> cfgs;
+  };
+  const auto basic = exala::stripe_order::basic, zigzag = exala::stripe_order::zigzag,
+             meta_zigzag = exala::stripe_order::meta_zigzag;
+  const exala::stripe_lu_options def;
+  for (const sys& s : {sys{203, 24, 10, 42,
+                           {cfg{basic, 0, 0, 2, 2}, cfg{basic, 0, 3, 1, 0}, cfg{zigzag, 0, 3, 2, 2},
+                            cfg{zigzag, 0, 5, 3, 1}, cfg{meta_zigzag, 2, 4, 2, 2},
+                            cfg{meta_zigzag, 3, 6, 1, 3}, cfg{meta_zigzag, 9, 0, 2, 2}}},
+                       sys{611, 64, 24, 7,
+                           {cfg{basic, 0, 0, def.threads, def.io_threads},
+                            cfg{zigzag, 0, 3, def.threads, def.io_threads},
+                            cfg{meta_zigzag, 2, 4, def.threads, def.io_threads},
+                            cfg{meta_zigzag, 4, 0, def.threads, def.io_threads}}}}) {
+    temp_dir d("cfg");
+    const i64 n = s.n, S = s.S, Sp = s.Sp;
+    exala::generate_dense_system({d.str()}, n, 2, s.seed, 50, 0.0);
+    std::vector<double> a, b;
+    i64 nn = 0, nrhs = 0;
+    read_system(d.str(), a, b, nn, nrhs);
+    BOOST_REQUIRE_EQUAL(nn, n);
+    exala::stripe_lu ref(n, a.data(), n, opts(S, Sp));
+    std::vector<double> xref(b.size());
+    ref.solve_refined(nrhs, b.data(), n, xref.data(), n, 10);
+    std::vector<double> x0 = b;
+    ref.solve(nrhs, x0.data(), n);
+
+    const std::uint64_t stripe_bytes = std::uint64_t(S) * n * 8;
+    for (const cfg& c : s.cfgs) {
+      BOOST_TEST_CONTEXT("n " << n << " order " << exala::to_string(c.order) << " meta " << c.meta
+                              << " cache " << c.cache << " stripes, threads " << c.threads << " io "
+                              << c.io) {
+        auto o = opts(S, Sp);
+        o.order = c.order;
+        o.meta = c.meta;
+        o.cache_bytes = c.cache * stripe_bytes;
+        o.threads = c.threads;
+        o.io_threads = c.io;
+        o.resume = false;
+        const device_use use;
+        exala::stripe_lu lu({d.str()}, o);
+        use.check();
+        BOOST_TEST(lu.report().engine == test_engine());
+        std::vector<double> x = b;
+        lu.solve(nrhs, x.data(), n);
+        BOOST_TEST(same_bits(x, x0));
+        std::vector<double> xr;
+        const auto rr = lu.solve_stored(xr, 10);
+        BOOST_TEST(same_bits(xr, xref));
+        BOOST_TEST(rr.backward_error_after <= 2 * u);
+        if (c.cache != 0) {
+          const auto& rep = lu.report();
+          BOOST_TEST(rep.peak_cache_bytes <= o.cache_bytes);
+          BOOST_TEST(rep.cache_misses > 0);
+          BOOST_TEST(rep.bytes_written > 0);
+        }
+        o.resume = true;
+        exala::stripe_lu again({d.str()}, o);  // resumes the finished run: no factoring
+        BOOST_TEST(again.report().resumed);
+        std::vector<double> y = b;
+        again.solve(nrhs, y.data(), n);
+        BOOST_TEST(same_bits(y, x0));
       }
-      o.resume = true;
-      exala::stripe_lu lu({d.str()}, o);  // resumes the finished run: no factoring
-      BOOST_TEST(lu.report().resumed);
-      std::vector<double> y = b;
-      lu.solve(nrhs, y.data(), n);
-      BOOST_TEST(same_bits(y, x0));
     }
   }
 }
@@ -534,7 +702,7 @@ BOOST_AUTO_TEST_CASE(many_io_threads_small_cache) {
     BOOST_TEST_CONTEXT("n " << c.n << " order " << exala::to_string(c.order) << " cache " << c.cache) {
       temp_dir d("io64");
       exala::generate_dense_system({d.str()}, c.n, 1, 64, 16, 0.0);
-      exala::stripe_lu_options o;
+      auto o = engine_opts();
       o.order = c.order;
       o.meta = c.meta;
       o.cache_bytes = c.cache;
@@ -662,7 +830,7 @@ BOOST_AUTO_TEST_CASE(ill_conditioned_refinement) {
 // every panel, row range and ld gives the bits of read_rows, across stripe
 // files and from two disks; bad arguments name themselves; a damaged chunk
 // inside the panel is found.
-BOOST_AUTO_TEST_CASE(reader_read_block) {
+BOOST_AUTO_TEST_CASE(reader_read_block, *ut::precondition(engine_independent)) {
   temp_dir d1("blk1"), d2("blk2");
   const i64 n = 53;
   exala::generate_dense_system({d1.str(), d2.str()}, n, 2, 17, 8, 0);
@@ -714,7 +882,7 @@ BOOST_AUTO_TEST_CASE(reader_read_block) {
 // accepted solution, exala export solution reads it): none at first; every
 // bit back (-0, subnormals); replaced whole; kept by a new factorization,
 // removed by a new system; one copied in from another set is refused.
-BOOST_AUTO_TEST_CASE(stored_solution) {
+BOOST_AUTO_TEST_CASE(stored_solution, *ut::precondition(engine_independent)) {
   temp_dir d1("sol1"), d2("sol2"), other("sol_other");
   const i64 n = 21, nrhs = 2;
   exala::generate_dense_system({d1.str(), d2.str()}, n, nrhs, 3, 8, 0);
@@ -788,7 +956,7 @@ BOOST_AUTO_TEST_SUITE_END()
 
 // ------------------------------------------------- the ends of the range
 
-BOOST_AUTO_TEST_SUITE(range)
+BOOST_AUTO_TEST_SUITE(range, *ut::precondition(has_device()))
 
 // Issue 15, row 1: A = [1 0; 1 4], b = (1e308, -1e308), x = (1e308, -5e307),
 // perfectly conditioned. The forward substitution once computed b2 - b1 =
@@ -828,8 +996,7 @@ BOOST_AUTO_TEST_CASE(two_by_two_near_overflow) {
   auto o = opts(1, 1);
   o.cache_bytes = 3 * 16;
   check(exala::stripe_lu({d.str()}, o), "out of core");
-  exala::stripe_lu_options o2;
-  check(exala::stripe_lu({d.str()}, o2), "out of core, default sizes");
+  check(exala::stripe_lu({d.str()}, engine_opts()), "out of core, default sizes");
 }
 
 // A random system scaled exactly by 2^s (A and b: the same x): the finite
@@ -980,7 +1147,7 @@ BOOST_AUTO_TEST_CASE(pivot_errors_in_the_units_of_a) {
 
 // The backward error from its parts, against the same ratio in long double
 // (15-bit exponent: no overflow or underflow at these magnitudes).
-BOOST_AUTO_TEST_CASE(backward_error_is_scaled) {
+BOOST_AUTO_TEST_CASE(backward_error_is_scaled, *ut::precondition(engine_independent)) {
   auto eta_of = [](double rn, double norm, int norm_exp, double xn, double bn) {
     const double r[1] = {rn}, x[1] = {xn}, b[1] = {bn};
     return st::backward_error(1, 1, b, 1, x, 1, r, norm, norm_exp);
@@ -1024,7 +1191,7 @@ BOOST_AUTO_TEST_CASE(backward_error_is_scaled) {
 // a correctly rounded x: a correction that changes no bit once counted as
 // convergence whatever the error (a wrong factorization, here "solves" that
 // return b and then zero corrections for A = 2 I: backward error 1/3).
-BOOST_AUTO_TEST_CASE(refinement_reports_convergence_honestly) {
+BOOST_AUTO_TEST_CASE(refinement_reports_convergence_honestly, *ut::precondition(engine_independent)) {
   const i64 n = 2;
   const std::vector<double> b{1.0, -3.0};
   int calls = 0;
@@ -1048,7 +1215,7 @@ BOOST_AUTO_TEST_CASE(refinement_reports_convergence_honestly) {
 BOOST_AUTO_TEST_SUITE_END()
 
 // Longer: a bigger system, more configurations and more failure points.
-BOOST_AUTO_TEST_CASE(long_sweep_bits_and_resume, *boost::unit_test::label("long")) {
+BOOST_AUTO_TEST_CASE(long_sweep_bits_and_resume, *ut::label("long") * ut::precondition(has_device())) {
   temp_dir d("long");
   const i64 n = 611, S = 50, Sp = 16;
   exala::generate_dense_system({d.str()}, n, 3, 99, 64, 0.0);

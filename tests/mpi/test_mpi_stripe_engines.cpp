@@ -25,6 +25,7 @@
 //   path of the distributed LU (slots, groups, uploads of the broadcast
 //   pivots, sweeps, resume) in CI; its arithmetic is the CPU engine's, so
 //   the bits it checks are the driver's, not cuBLAS's.
+// The single-process suite over the same engines: tests/test_stripe_lu.cpp.
 #define BOOST_TEST_MODULE exala_mpi_stripe_cuda
 #include "mpi_test_main.hpp"
 #include "stripe_test_systems.hpp"
