@@ -44,7 +44,6 @@
 #include "stripe/driver_common.hpp"
 #include "stripe/engine.hpp"
 #include "stripe/factor_loop.hpp"
-#include "stripe/huge_pages.hpp"
 #include "stripe/kernels.hpp"
 #include "stripe/store.hpp"
 
@@ -135,7 +134,7 @@ struct stripe_lu::impl : dist::st::driver_state {
   double pivot_ratio = 0;  // this rank's min |u_jj| / max|a_ij| (note_pivots)
   // In memory: own stripe J at index J / P, rows(J) x n, ld rows(J).
   bool in_core = false;
-  std::vector<dist::st::big_vector> a0, lu;  // huge_pages.hpp: fewer first-touch faults
+  std::vector<std::vector<double>> a0, lu;
   std::vector<i64> ipiv;  // n entries; the own stripes' are set (in-stripe, 0-based)
   // Out of core: the shared system (read only) and this rank's store.
   std::optional<dist::st::store> sys, rs;

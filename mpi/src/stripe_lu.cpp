@@ -424,7 +424,7 @@ stripe_lu::stripe_lu(MPI_Comm comm, i64 n, const row_source& rows, const stripe_
     if (s.first_own(0) < s.N && !rows) throw invalid_argument("rows", "is an empty row_source");
     for (i64 J = s.first_own(0); J < s.N; J += s.P) {
       const i64 r = s.rows(J);
-      st::big_vector& a = s.a0.emplace_back(std::size_t(r * n), 0.0);
+      std::vector<double>& a = s.a0.emplace_back(std::size_t(r * n), 0.0);
       rows(J * s.S, r, a.data(), r);
       for (i64 j = 0; j < n; ++j)
         for (i64 i = 0; i < r; ++i) {

@@ -54,7 +54,7 @@ struct cache_buffer {
   // into fresh memory: one fault per 2 MiB instead of per 4 KiB), replacing
   // what data held.
   double* allocate(std::size_t count) {
-    data.reset(huge_page_allocator<double>().allocate(count));
+    data.reset(huge_page_alloc(count));
     return data.get();
   }
 };

@@ -37,7 +37,6 @@
 #include "engine.hpp"
 #include "exala/blas2.hpp"
 #include "factor_loop.hpp"
-#include "huge_pages.hpp"
 #include "exala/checked.hpp"
 #include "kernels.hpp"
 #include "store.hpp"
@@ -69,7 +68,7 @@ std::unique_ptr<st::dense_engine> make_engine(const stripe_lu_options& o) {
 struct stripe_lu::impl : st::driver_state {
   // In core: the original matrix and the factors (n x n, ld n).
   bool in_core = false;
-  st::big_vector a0, lu;  // huge_pages.hpp: fewer first-touch faults
+  std::vector<double> a0, lu;
   std::vector<i64> ipiv;  // local: 0-based within the stripe; partial: global rows
   // Out of core.
   std::optional<st::store> store;
