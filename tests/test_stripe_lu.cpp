@@ -246,7 +246,7 @@ struct fake_disk {
     cb.load = [this](i64 i, st::cache_buffer& b) {
       ++loads;
       b.rows = 1, b.col0 = 0, b.ncols = len;
-      b.allocate(std::size_t(len));
+      b.data.reset(new double[std::size_t(len)]);
       auto it = disk.find(i);
       for (i64 j = 0; j < len; ++j) b.data[std::size_t(j)] = it == disk.end() ? double(i) : it->second[std::size_t(j)];
       b.version = b.disk_version = 0;

@@ -36,27 +36,18 @@
 #include <thread>
 #include <vector>
 
-#include "huge_pages.hpp"
-
 namespace exala::detail::stripe {
 
 enum class stripe_state { on_disk, loading, cached, in_use, stuck, flushing };
 
 struct cache_buffer {
-  std::unique_ptr<double[], huge_page_delete> data;  // from allocate()
+  std::unique_ptr<double[]> data;
   std::int64_t rows = 0;
   std::int64_t col0 = 0;  // columns [col0, n) held, column-major, ld = rows
   std::int64_t version = 0;       // owner's counter of what the data holds (groups applied)
   std::int64_t disk_version = 0;  // what the disk copy holds
   std::uint64_t bytes() const { return std::uint64_t(rows) * std::uint64_t(ncols) * 8u; }
   std::int64_t ncols = 0;
-  // Room for `count` doubles in huge-page-backed memory (a stripe is loaded
-  // into fresh memory: one fault per 2 MiB instead of per 4 KiB), replacing
-  // what data held.
-  double* allocate(std::size_t count) {
-    data.reset(huge_page_alloc(count));
-    return data.get();
-  }
 };
 
 struct cache_callbacks {

@@ -69,7 +69,7 @@ std::unique_ptr<stripe_cache> driver_state::whole_stripes(std::function<void(i64
   cb.size = [this](i64 I) { return std::uint64_t(rows(I)) * std::uint64_t(n) * 8u; };
   cb.load = [this, fill](i64 I, cache_buffer& b) {
     b.rows = rows(I), b.col0 = 0, b.ncols = n;
-    b.allocate(std::size_t(b.rows * n));
+    b.data.reset(new double[std::size_t(b.rows * n)]);
     fill(I, b.data.get());
   };
   cb.flush = [](i64, const cache_buffer&) {};
@@ -293,7 +293,7 @@ cache_callbacks ooc_run::callbacks() {
   cb.load = [this](i64 I, cache_buffer& b) {
     const i64 kk = disk_k_[std::size_t(I)], c0 = col(kk);
     b.rows = rows(I), b.col0 = c0, b.ncols = n_ - c0, b.version = b.disk_version = kk;
-    b.allocate(std::size_t(b.rows * b.ncols));
+    b.data.reset(new double[std::size_t(b.rows * b.ncols)]);
     if (kk == 0) {  // the original stripe enters the factorization: A' = 2^-k A
       sto_.read_original(I * S_, b.rows, 0, n_, b.data.get(), b.rows);
       scale_block(b.rows, n_, b.data.get(), b.rows, f_.scale_exp);
