@@ -498,11 +498,20 @@ kill_resume() {
       sleep 0.02
     done
     if kill -0 "$pid" 2>/dev/null; then
-      kill -KILL -- "-$pid" 2>/dev/null
+      # Open MPI puts each rank in a process group of its own (in mpiexec's
+      # session): a rank would outlive its killed mpiexec, still holding its
+      # directory's lock, so the whole session is killed and waited for.
+      pkill -KILL -s "$pid" 2>/dev/null
       killed=$((killed + 1))
       echo "run $k killed at: $line"
     fi
     wait "$pid" 2>/dev/null
+    local t=0
+    while ps -o stat= -s "$pid" 2>/dev/null | grep -q '^[^Z]'; do  # (zombies hold no lock)
+      [ "$t" -lt 500 ] || fail "the ranks of killed run $k did not end"
+      sleep 0.02
+      t=$((t + 1))
+    done
   done
   [ "$killed" -ge 2 ] || fail "only $killed runs were killed"
   parallel solve --workdir wd $f -o x.mtx
