@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -747,12 +746,6 @@ constexpr std::array<std::string_view, 7> per_rank_solve_options{
     "--cache", "--io-threads", "--sync", "--drop-page-cache", "--rank-workdir", "--quiet",
     "--progress-interval"};
 
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
 // The library's advice after a singular pivot names the C++ API; the
 // distributed stripe LU pivots locally only.
 std::string reworded(std::string line) {
@@ -984,73 +977,82 @@ std::string rank_pattern(const stripe_request& r, const std::vector<std::string>
   return pattern;
 }
 
-solution solve_out_of_core(mpi_session& s, const stripe_request& r, solve_settings& st) {
-  const std::vector<std::string> dirs = workdirs_of(r);
-  const std::string pattern = rank_pattern(r, dirs, s.size());
-  const std::string mine = rank_dir(pattern, s.rank());
-  const auto t0 = clock_type::now();
-  // The default cache: half the physical memory, shared by the ranks of a
-  // node, the same on every rank (the smallest), since the stripe height S
-  // chosen without --stripe depends on it. (One process alone would take
-  // the whole half: give --stripe, or --cache, for the same S and bits.)
-  // --cache is each rank's own (a rank may give it and another not): every
-  // rank takes part in both collectives, whether it uses the result or not.
-  {
+// Over the ranks: rank 0 keeps other exala commands off the stored system,
+// every rank works in its own directory (pattern, %r the rank), and every
+// step is agreed on by the ranks.
+class distributed_stored final : public stored_placement {
+ public:
+  // cache_given: --cache was given to this rank (else the default cache).
+  distributed_stored(mpi_session& s, std::string pattern, bool cache_given)
+      : s_(s), pattern_(std::move(pattern)), mine_(rank_dir(pattern_, s.rank())),
+        cache_given_(cache_given) {}
+
+  bool root() const override { return s_.root(); }
+
+  void open(const std::vector<std::string>& dirs, solve_settings& st) override {
+    // The default cache: half the physical memory, shared by the ranks of a
+    // node, the same on every rank (the smallest), since the stripe height S
+    // chosen without --stripe depends on it. (One process alone would take
+    // the whole half: give --stripe, or --cache, for the same S and bits.)
+    // --cache is each rank's own (a rank may give it and another not): every
+    // rank takes part in both collectives, whether it uses the result or not.
     const int on_node = ranks_on_node();
     const std::uint64_t budget =
         std::max<std::uint64_t>(physical_memory() / 2 / std::uint64_t(on_node), 1);
     std::uint64_t smallest = budget;
     MPI_Allreduce(&budget, &smallest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-    if (!r.options.has("--cache")) st.opt.cache_bytes = smallest;
-  }
-  std::optional<workdir_lock> system_lock, own_lock;
-  s.agree([&] {
-    for (const std::string& d : dirs) {
+    if (!cache_given_) st.opt.cache_bytes = smallest;
+    s_.agree([&] {
+      for (const std::string& d : dirs) {
+        std::error_code ec;
+        if (!std::filesystem::exists(d, ec))
+          throw usage_error("work directory " + quote_value(d) + " does not exist");
+        if (!std::filesystem::is_directory(d, ec))
+          throw usage_error("work directory " + quote_value(d) + " is not a directory");
+      }
+      if (s_.root()) system_lock_.emplace(dirs, false);  // every directory of the set
       std::error_code ec;
-      if (!std::filesystem::exists(d, ec))
-        throw usage_error("work directory " + quote_value(d) + " does not exist");
-      if (!std::filesystem::is_directory(d, ec))
-        throw usage_error("work directory " + quote_value(d) + " is not a directory");
-    }
-    // Rank 0 keeps other exala commands off the stored system; every rank
-    // keeps its own directory to itself.
-    if (s.root()) system_lock.emplace(dirs, false);  // every directory of the set
-    std::error_code ec;
-    std::filesystem::create_directories(mine, ec);
-    if (ec)
-      throw exala::error("rank work directory " + quote_value(mine) +
-                         ": cannot create it: " + ec.message());
-    own_lock.emplace(mine, false);
-  });
-  const std::unique_ptr<progress_display> display = s.root() ? make_display(st) : nullptr;
-  attach(display.get(), st.opt);
-  std::optional<exala::mpi::stripe_lu> lu;
-  std::vector<double> x;
-  exala::refine_report ref;
-  solve_step(s, [&] {
-    lu.emplace(MPI_COMM_WORLD, dirs, mine, st.opt);
-    ref = lu->solve_stored(x, st.refine_steps);
-  });
-  if (display) display->clear();
-  const exala::stripe_lu_report rep = total_report(lu->report());
-  const std::int64_t n = lu->n();
-  const std::int64_t nrhs = n > 0 ? static_cast<std::int64_t>(x.size()) / n : 0;
-  if (s.root() && !st.quiet) {
+      std::filesystem::create_directories(mine_, ec);
+      if (ec)
+        throw exala::error("rank work directory " + quote_value(mine_) +
+                           ": cannot create it: " + ec.message());
+      own_lock_.emplace(mine_, false);
+    });
+  }
+
+  exala::refine_report solve(const std::vector<std::string>& dirs, solve_settings& st,
+                             std::vector<double>& x, std::int64_t& n) override {
+    exala::refine_report ref;
+    solve_step(s_, [&] {
+      lu_.emplace(MPI_COMM_WORLD, dirs, mine_, st.opt);
+      ref = lu_->solve_stored(x, st.refine_steps);
+    });
+    n = lu_->n();
+    return ref;
+  }
+
+  exala::stripe_lu_report report() override { return total_report(lu_->report()); }
+
+  std::string where(const exala::stripe_lu_report& rep, const std::vector<std::string>& dirs,
+                    const solve_settings& st) const override {
     const std::string cache =
         "cache " + format_bytes(static_cast<double>(st.opt.cache_bytes)) + " a rank";
-    print_summary(rep, ref, nrhs, st.refine_steps,
-                  std::string(rep.in_core ? "in core" : "out of core") + " from " +
-                      dirs_text(dirs) + " on " + ranks_text(s.size()) + " (" + cache +
-                      "; rank directories " + exala::io::printable(pattern, 4096) +
-                      "; I/O and cache counts of all ranks)",
-                  seconds_since(t0));
-    print_forward_error(dirs, n, nrhs, x);
+    return std::string(rep.in_core ? "in core" : "out of core") + " from " + dirs_text(dirs) +
+           " on " + ranks_text(s_.size()) + " (" + cache + "; rank directories " +
+           exala::io::printable(pattern_, 4096) + "; I/O and cache counts of all ranks)";
   }
-  s.agree([&] { check_backward_error(ref, st.refine_steps); });
-  if (s.root()) store_solution(dirs, n, x);  // (never throws: no rank waits on it)
-  s.finish();
-  return {n, nrhs, std::move(x)};
-}
+
+  // The refined backward error is the same on every rank: all refuse alike.
+  void check(const std::function<void()>& check) override { s_.agree(check); }
+  void finish() override { s_.finish(); }
+
+ private:
+  mpi_session& s_;
+  const std::string pattern_, mine_;
+  const bool cache_given_;
+  std::optional<workdir_lock> system_lock_, own_lock_;
+  std::optional<exala::mpi::stripe_lu> lu_;
+};
 
 }  // namespace
 
@@ -1104,7 +1106,11 @@ solution mpi_solve(mpi_session& s, const stripe_request& r) {
       id.add_file("B", r.operands[1]);
     }
   });
-  if (out_of_core) return solve_out_of_core(s, r, st);
+  if (out_of_core) {
+    const std::vector<std::string> dirs = workdirs_of(r);
+    distributed_stored place(s, rank_pattern(r, dirs, s.size()), r.options.has("--cache"));
+    return solve_stored_system(dirs, st, place);
+  }
   distributed_in_core place(s);
   return solve_in_core(r, st, place);
 }

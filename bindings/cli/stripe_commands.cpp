@@ -228,43 +228,66 @@ class local_in_core final : public in_core_placement {
   std::optional<exala::stripe_lu> lu_;
 };
 
-solution solve_out_of_core(const stripe_request& r) {
-  const std::vector<std::string> dirs = workdirs_of(r);
-  solve_settings s = solve_options(r, true);
-  check_output(r.output);
-  check_workdirs_exist(dirs);
-  const workdir_lock lock(dirs, false);
-  const auto t0 = clock_type::now();
-  const std::unique_ptr<progress_display> display = make_display(s);
-  attach(display.get(), s.opt);
-  std::optional<exala::stripe_lu> lu;
-  lu.emplace(dirs, s.opt);
-  std::vector<double> x;
-  const exala::refine_report ref = lu->solve_stored(x, s.refine_steps);
-  if (display) display->clear();
-  const std::int64_t n = lu->n();
-  const std::int64_t nrhs = n > 0 ? static_cast<std::int64_t>(x.size()) / n : 0;
-  const exala::stripe_lu_report rep = lu->report();
-  // Done with the factorization (its cache and I/O threads) before the set
-  // is opened again for the reference and to store the solution.
-  lu.reset();
-  if (!s.quiet) {
-    // The library solves in core when the whole system fits the cache.
-    const std::string cache = "cache " + format_bytes(static_cast<double>(s.opt.cache_bytes));
-    print_summary(rep, ref, nrhs, s.refine_steps,
-                  rep.in_core ? "in core from " + dirs_text(dirs) + " (it fits the " + cache + ")"
-                              : "out of core in " + dirs_text(dirs) + " (" + cache + ")",
-                  seconds_since(t0));
-    print_forward_error(dirs, n, nrhs, x);
+// One process: the set locked against other exala commands; the solver
+// (its cache and I/O threads) is gone before the set is opened again for
+// the reference and to store the solution.
+class local_stored final : public stored_placement {
+ public:
+  void open(const std::vector<std::string>& dirs, solve_settings&) override {
+    check_workdirs_exist(dirs);
+    lock_.emplace(dirs, false);
   }
-  check_backward_error(ref, s.refine_steps);
-  store_solution(dirs, n, x);
-  return {n, nrhs, std::move(x)};
-}
+
+  exala::refine_report solve(const std::vector<std::string>& dirs, solve_settings& st,
+                             std::vector<double>& x, std::int64_t& n) override {
+    std::optional<exala::stripe_lu> lu;
+    lu.emplace(dirs, st.opt);
+    const exala::refine_report ref = lu->solve_stored(x, st.refine_steps);
+    n = lu->n();
+    rep_ = lu->report();
+    return ref;
+  }
+
+  exala::stripe_lu_report report() override { return rep_; }
+
+  std::string where(const exala::stripe_lu_report& rep, const std::vector<std::string>& dirs,
+                    const solve_settings& st) const override {
+    // The library solves in core when the whole system fits the cache.
+    const std::string cache = "cache " + format_bytes(static_cast<double>(st.opt.cache_bytes));
+    return rep.in_core ? "in core from " + dirs_text(dirs) + " (it fits the " + cache + ")"
+                       : "out of core in " + dirs_text(dirs) + " (" + cache + ")";
+  }
+
+ private:
+  std::optional<workdir_lock> lock_;
+  exala::stripe_lu_report rep_;
+};
 
 }  // namespace
 
 // ---- shared with mpi_commands.cpp (declared in stripe_commands.hpp) ----
+
+solution solve_stored_system(const std::vector<std::string>& dirs, solve_settings& st,
+                             stored_placement& place) {
+  const auto t0 = clock_type::now();
+  place.open(dirs, st);
+  const std::unique_ptr<progress_display> display = place.root() ? make_display(st) : nullptr;
+  attach(display.get(), st.opt);
+  std::vector<double> x;
+  std::int64_t n = 0;
+  const exala::refine_report ref = place.solve(dirs, st, x, n);
+  if (display) display->clear();
+  const exala::stripe_lu_report rep = place.report();
+  const std::int64_t nrhs = n > 0 ? static_cast<std::int64_t>(x.size()) / n : 0;
+  if (place.root() && !st.quiet) {
+    print_summary(rep, ref, nrhs, st.refine_steps, place.where(rep, dirs, st), seconds_since(t0));
+    print_forward_error(dirs, n, nrhs, x);
+  }
+  place.check([&] { check_backward_error(ref, st.refine_steps); });
+  if (place.root()) store_solution(dirs, n, x);  // (never throws: no rank waits on it)
+  place.finish();
+  return {n, nrhs, std::move(x)};
+}
 
 solution solve_in_core(const stripe_request& r, solve_settings& st, in_core_placement& place) {
   const auto t0 = clock_type::now();
@@ -756,7 +779,13 @@ solution solve(const stripe_request& r) {
     throw usage_error("solve needs 2 operands (exala solve A B) or '--workdir DIR', got " +
                       std::to_string(r.operands.size()));
   return cli_worded([&] {
-    if (out_of_core) return solve_out_of_core(r);
+    if (out_of_core) {
+      const std::vector<std::string> dirs = workdirs_of(r);
+      solve_settings s = solve_options(r, true);
+      check_output(r.output);
+      local_stored place;
+      return solve_stored_system(dirs, s, place);
+    }
     solve_settings s = solve_options(r, false);
     check_output(r.output);
     local_in_core place;

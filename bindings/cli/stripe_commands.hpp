@@ -223,4 +223,39 @@ class in_core_placement {
 // backward error stays above its bound (check_backward_error).
 solution solve_in_core(const stripe_request& r, solve_settings& st, in_core_placement& place);
 
+// ---- exala solve --workdir DIR (the stored system): one sequence, two placements ----
+
+// Where a solve of the stored system runs: in this process, or over the
+// ranks of an MPI job (each rank with its own work directory).
+class stored_placement {
+ public:
+  virtual ~stored_placement() = default;
+  // Whether this process shows the progress and the summary and stores the
+  // solution.
+  virtual bool root() const { return true; }
+  // Checks and locks the set (MPI: also the rank's own directory, and the
+  // default cache).
+  virtual void open(const std::vector<std::string>& dirs, solve_settings& st) = 0;
+  // Factors the stored system and solves it with refinement: X (n x nrhs)
+  // into x, its order into n.
+  virtual exala::refine_report solve(const std::vector<std::string>& dirs, solve_settings& st,
+                                     std::vector<double>& x, std::int64_t& n) = 0;
+  // The report of the factorization (MPI: with the counters of every rank).
+  virtual exala::stripe_lu_report report() = 0;
+  // How the solve ran, for the summary.
+  virtual std::string where(const exala::stripe_lu_report& rep, const std::vector<std::string>& dirs,
+                            const solve_settings& st) const = 0;
+  // Runs the check of the result (MPI: on every rank, agreed on).
+  virtual void check(const std::function<void()>& check) { check(); }
+  // The end of the solve (MPI: no collective call follows).
+  virtual void finish() {}
+};
+
+// exala solve --workdir DIRS (the set, workdirs_of), the options checked
+// (st): factors and solves the stored system, shows the progress, the summary and the forward error (when
+// the set holds a reference solution), refuses a result whose backward error
+// stays above its bound, and stores the accepted solution in the set.
+solution solve_stored_system(const std::vector<std::string>& dirs, solve_settings& st,
+                             stored_placement& place);
+
 }  // namespace exala::cli
