@@ -14,7 +14,7 @@
 // - test_stripe_cuda (EXALA_TEST_ENGINE_CUDA; label cuda): the CUDA engine
 //   (cuBLAS / cuSOLVER, exala::gpu_cuda), run on the GPU machine. Without a
 //   device every engine case is skipped and says so.
-// The MPI builds of the same idea: tests/mpi/test_mpi_stripe_engines.cpp.
+// The MPI builds of the same idea: tests/mpi/test_mpi_stripe_lu.cpp.
 //
 // Oracles:
 //  * LAPACK dgesv_ (the solution agrees within a bound set by the condition

@@ -1,7 +1,7 @@
-// What the distributed stripe LU suites (test_mpi_stripe_lu and
-// test_mpi_stripe_engines.cpp) share: the systems on disk (one copy of the
-// generator), the test matrices, the results compared and their comparison,
-// the outcome of a collective call, and temporary directories.
+// What the distributed stripe LU suite's cases (test_mpi_stripe_lu.cpp, its
+// engine cases and its CPU-only cases) share: the systems on disk (one copy
+// of the generator), the test matrices, the results compared and their
+// comparison, the outcome of a collective call, and temporary directories.
 #pragma once
 
 #include <boost/test/unit_test.hpp>
