@@ -53,11 +53,7 @@
 #include "stripe/driver_common.hpp"
 #include "stripe/store.hpp"
 #include "stripe_test_common.hpp"
-#if defined(EXALA_TEST_FAKE_DEVICE)
-#include "fake_device_engine.hpp"  // registers the fake "cuda" engine
-#elif defined(EXALA_TEST_ENGINE_CUDA)
-#include "exala/cuda.hpp"  // registers the "cuda" engine
-#endif
+#include "stripe_test_engine.hpp"
 
 BOOST_TEST_DONT_PRINT_LOG_VALUE(exala::detail::stripe::stripe_state)
 
@@ -66,14 +62,9 @@ namespace ut = boost::unit_test;
 
 namespace {
 
-#if defined(EXALA_TEST_FAKE_DEVICE) || defined(EXALA_TEST_ENGINE_CUDA)
-constexpr bool on_device = true;
-#else
-constexpr bool on_device = false;
-#endif
-
-// The engine of this build: the engine cases run on it.
-const char* test_engine() { return on_device ? "cuda" : "cpu"; }
+using exala_stripe_test::on_device;  // stripe_test_engine.hpp
+using exala_stripe_test::only_if;
+using exala_stripe_test::test_engine;
 
 // The engine cases' precondition: the engine has its device (a machine
 // without a GPU skips test_stripe_cuda's cases, saying so).
@@ -89,16 +80,6 @@ struct has_device {
   }
 };
 
-// A case for some builds only: skipped, saying why, in the others.
-struct only_if {
-  bool ok;
-  const char* why;
-  boost::test_tools::assertion_result operator()(ut::test_unit_id) const {
-    boost::test_tools::assertion_result r(ok);
-    if (!ok) r.message() << why;
-    return r;
-  }
-};
 // Subjects that do not depend on the engine run once, on the CPU engine.
 const only_if engine_independent{!on_device, "engine-independent: run by test_stripe_lu only"};
 

@@ -70,11 +70,7 @@
 #include "exala/mpi.hpp"
 #include "exala/stripe_lu.hpp"
 #include "stripe/store.hpp"
-#if defined(EXALA_TEST_FAKE_DEVICE)
-#include "fake_device_engine.hpp"  // registers the fake "cuda" engine
-#elif defined(EXALA_TEST_ENGINE_CUDA)
-#include "exala/cuda.hpp"  // registers the "cuda" engine
-#endif
+#include "stripe_test_engine.hpp"
 
 namespace t = exala_mpi_test;
 namespace fs = std::filesystem;
@@ -83,11 +79,10 @@ using i64 = std::int64_t;
 
 namespace {
 
-#if defined(EXALA_TEST_FAKE_DEVICE) || defined(EXALA_TEST_ENGINE_CUDA)
-constexpr bool on_device = true;
-#else
-constexpr bool on_device = false;
-#endif
+using exala_stripe_test::on_device;  // stripe_test_engine.hpp
+using exala_stripe_test::only_if;
+using exala_stripe_test::test_engine;
+
 #ifdef EXALA_TEST_FAKE_DEVICE
 constexpr bool fake = true;
 #else
@@ -97,20 +92,6 @@ constexpr bool fake = false;
 // (CI); the CUDA engine at full size.
 constexpr bool small_sizes = fake || !on_device;
 
-// The engine of this build: the engine cases run on it.
-const char* test_engine() { return on_device ? "cuda" : "cpu"; }
-
-// A case for some builds only: skipped, saying why, in the others. (The
-// condition is the build's, the same on every rank: no rank is left behind.)
-struct only_if {
-  bool ok;
-  const char* why;
-  boost::test_tools::assertion_result operator()(ut::test_unit_id) const {
-    boost::test_tools::assertion_result r(ok);
-    if (!ok) r.message() << why;
-    return r;
-  }
-};
 // The CPU-only cases run once, in test_mpi_stripe_lu.
 const only_if cpu_only{!on_device,
                        "CPU engine only (engine-independent checks and CPU sweeps): run by "
