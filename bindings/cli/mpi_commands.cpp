@@ -1003,13 +1003,7 @@ class distributed_stored final : public stored_placement {
     MPI_Allreduce(&budget, &smallest, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
     if (!cache_given_) st.opt.cache_bytes = smallest;
     s_.agree([&] {
-      for (const std::string& d : dirs) {
-        std::error_code ec;
-        if (!std::filesystem::exists(d, ec))
-          throw usage_error("work directory " + quote_value(d) + " does not exist");
-        if (!std::filesystem::is_directory(d, ec))
-          throw usage_error("work directory " + quote_value(d) + " is not a directory");
-      }
+      check_workdirs_exist(dirs);
       if (s_.root()) system_lock_.emplace(dirs, false);  // every directory of the set
       std::error_code ec;
       std::filesystem::create_directories(mine_, ec);
@@ -1070,9 +1064,10 @@ solution mpi_solve(mpi_session& s, const stripe_request& r) {
     throw usage_error(
         "option '--pivot partial' does not apply to '--backend mpi' (the "
         "distributed stripe LU pivots within substripes: --pivot local)");
-  if (out_of_core) {
-    (void)rank_pattern(r, workdirs_of(r), s.size());
-  } else {
+  // The set and each rank's directory pattern, checked before the first agreement.
+  const std::vector<std::string> dirs = out_of_core ? workdirs_of(r) : std::vector<std::string>{};
+  const std::string pattern = out_of_core ? rank_pattern(r, dirs, s.size()) : std::string();
+  if (!out_of_core) {
     for (const std::string& f : r.operands)
       if (f == "-")
         throw usage_error(
@@ -1107,8 +1102,7 @@ solution mpi_solve(mpi_session& s, const stripe_request& r) {
     }
   });
   if (out_of_core) {
-    const std::vector<std::string> dirs = workdirs_of(r);
-    distributed_stored place(s, rank_pattern(r, dirs, s.size()), r.options.has("--cache"));
+    distributed_stored place(s, pattern, r.options.has("--cache"));
     return solve_stored_system(dirs, st, place);
   }
   distributed_in_core place(s);

@@ -114,6 +114,11 @@ if(TARGET exala::mpi AND MPIEXEC_EXECUTABLE)
   exala_cli_mpi_error(mpi_solve_overflow
     "stripe LU: the solution of right-hand side 0 \\(0-based\\) is not finite at row 1 \\(0-based\\): it exceeds the double range.*"
     solve stripe_overflow_a.mtx stripe_overflow_b.mtx --quiet)
+  # The work directory checks, the same as one process's (check_workdirs_exist).
+  exala_cli_mpi_error(mpi_solve_workdir_missing "work directory 'nosuch-dir' does not exist"
+                      solve --workdir nosuch-dir)
+  exala_cli_mpi_error(mpi_solve_workdir_file "work directory 'stripe_a.mtx' is not a directory"
+                      solve --workdir stripe_a.mtx)
   add_test(NAME cli.mpi_solve_range
            COMMAND sh ${EXALA_CLI_DRIVER} --stdout-file expected_stripe_range_x.mtx --
                    ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe
