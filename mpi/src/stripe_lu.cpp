@@ -335,7 +335,7 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
   std::unique_ptr<st::dense_engine> e;
   std::unique_ptr<st::stripe_cache> cache;
   std::vector<i64> piv;  // out of core: read with the lu_ stripes
-  auto prepare = [&] {
+  auto prepare = [&](const std::vector<i64>& plan) {
     e = st::make_cpu_engine(opt.threads);
     if (in_core) return;
     piv.assign(std::size_t(n), 0);
@@ -343,10 +343,7 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
     cache = whole_stripes([this, &sto, &piv](i64 J, double* dst) {
       sto.read_lu(J, rows(J), 0, n, dst, rows(J), piv.data() + J * S);
     });
-    std::vector<i64> order;
-    for (i64 J = first_own(0); J < N; J += P) order.push_back(J);
-    for (i64 k = i64(order.size()) - 1; k >= 0; --k) order.push_back(order[std::size_t(k)]);
-    cache->plan(order);
+    cache->plan(plan);
   };
   st::solve_by_stripes(d, n, S, N, nrhs, y, ldy, prepare, [&]() -> st::dense_engine& { return *e; },
                        [&](i64 J) -> st::lu_view {
@@ -364,14 +361,12 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
                                double* r) const {
   dist::rank_distribution d(comm);
   std::unique_ptr<st::stripe_cache> cache;
-  auto prepare = [&] {
+  auto prepare = [&](const std::vector<i64>& plan) {
     if (in_core) return;
     const st::store& sto = *rs;
     cache = whole_stripes(
         [this, &sto](i64 I, double* dst) { sto.read_original(I * S, rows(I), 0, n, dst, rows(I)); });
-    std::vector<i64> order;
-    for (i64 I = first_own(0); I < N; I += P) order.push_back(I);
-    cache->plan(order);
+    cache->plan(plan);
   };
   st::residual_by_stripes(d, n, S, N, nrhs, b, ldb, x, ldx, r, opt.threads, prepare, [&](i64 I) -> st::rows_view {
     if (in_core) return {a0[std::size_t(I / P)].data(), rows(I)};

@@ -678,6 +678,12 @@ struct run_at_exit {
     if (f) f();
   }
 };
+// This rank's own stripes in increasing order.
+std::vector<i64> own_stripes(const distribution& d, i64 N) {
+  std::vector<i64> v;
+  for (i64 J = d.first_own(0); J < N; J += d.ranks()) v.push_back(J);
+  return v;
+}
 // Sends rows [r0, r0 + r) of y from their owner o to every rank.
 void share_rows(distribution& d, int o, i64 r0, i64 r, i64 nrhs, double* y, i64 ldy, std::vector<double>& buf) {
   if (d.ranks() == 1) return;
@@ -689,10 +695,12 @@ void share_rows(distribution& d, int o, i64 r0, i64 r, i64 nrhs, double* y, i64 
 }  // namespace
 
 void solve_by_stripes(distribution& d, i64 n, i64 S, i64 N, i64 nrhs, double* y, i64 ldy,
-                      const std::function<void()>& prepare, const std::function<dense_engine&()>& engine,
+                      const prepare_fn& prepare, const std::function<dense_engine&()>& engine,
                       const std::function<lu_view(i64 J)>& lu_of) {
   if (n == 0 || nrhs == 0) return;
-  d.agree(prepare);
+  std::vector<i64> plan = own_stripes(d, N);  // forward, then back
+  plan.insert(plan.end(), plan.rbegin(), plan.rend());
+  d.agree([&] { prepare(plan); });
   std::vector<double> buf;
   auto step = [&](i64 J, bool forward) {
     const int o = d.owner(J);
@@ -719,7 +727,7 @@ void solve_by_stripes(distribution& d, i64 n, i64 S, i64 N, i64 nrhs, double* y,
 }
 
 void residual_by_stripes(distribution& d, i64 n, i64 S, i64 N, i64 nrhs, const double* b, i64 ldb,
-                         const double* x, i64 ldx, double* r, int threads, const std::function<void()>& prepare,
+                         const double* x, i64 ldx, double* r, int threads, const prepare_fn& prepare,
                          const std::function<rows_view(i64 I)>& rows_of) {
   const exec ex{is_compiled_in(backend::omp) ? backend::omp : backend::simd, threads};
   for (i64 c = 0; c < nrhs; ++c)
@@ -727,8 +735,9 @@ void residual_by_stripes(distribution& d, i64 n, i64 S, i64 N, i64 nrhs, const d
   if (n == 0 || nrhs == 0) return;  // nothing to compute (and gemv wants lda >= 1)
   auto rows = [&](i64 I) { return std::min(S, n - I * S); };
   d.agree([&] {
-    prepare();
-    for (i64 I = d.first_own(0); I < N; I += d.ranks()) {
+    const std::vector<i64> plan = own_stripes(d, N);
+    prepare(plan);
+    for (const i64 I : plan) {
       rows_view v = rows_of(I);
       const run_at_exit done{v.done};
       for (i64 c = 0; c < nrhs; ++c)

@@ -175,10 +175,13 @@ struct lu_view {
 };
 // y := (LU)^-1 P y (nrhs columns, ldy): forward over J = 0..N-1, then back;
 // each y_J on its owner (owner_step: an error there is every rank's), then
-// sent to every rank. `prepare` runs first on every rank inside one
-// agreement (the drivers make the engine and open their lu_ caches there).
+// sent to every rank. `prepare(plan)` runs first on every rank inside one
+// agreement, given the order of this rank's lu_of calls (its own stripes
+// forward, then back): the drivers make the engine and open and plan their
+// lu_ caches there.
+using prepare_fn = std::function<void(const std::vector<std::int64_t>& plan)>;
 void solve_by_stripes(distribution& d, std::int64_t n, std::int64_t S, std::int64_t N, std::int64_t nrhs,
-                      double* y, std::int64_t ldy, const std::function<void()>& prepare,
+                      double* y, std::int64_t ldy, const prepare_fn& prepare,
                       const std::function<dense_engine&()>& engine,
                       const std::function<lu_view(std::int64_t J)>& lu_of);
 
@@ -191,11 +194,11 @@ struct rows_view {
 };
 // r := b - A x (n x nrhs, ld n), each entry the exact value rounded once
 // (exala::gemv, so the stripe split cannot change a bit): every rank its own
-// stripes' rows inside one agreement (after `prepare`), then each r_I sent
-// to every rank.
+// stripes' rows inside one agreement (after `prepare`, given the order of
+// this rank's rows_of calls), then each r_I sent to every rank.
 void residual_by_stripes(distribution& d, std::int64_t n, std::int64_t S, std::int64_t N, std::int64_t nrhs,
                          const double* b, std::int64_t ldb, const double* x, std::int64_t ldx, double* r,
-                         int threads, const std::function<void()>& prepare,
+                         int threads, const prepare_fn& prepare,
                          const std::function<rows_view(std::int64_t I)>& rows_of);
 
 }  // namespace exala::detail::stripe

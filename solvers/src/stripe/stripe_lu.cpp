@@ -230,7 +230,7 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
   std::unique_ptr<st::dense_engine> e;
   std::unique_ptr<st::stripe_cache> cache;
   std::vector<i64> piv;  // out of core: read with the lu_ stripes
-  auto prepare = [&] {
+  auto prepare = [&](const std::vector<i64>& plan) {
     e = make_engine(opt);
     if (in_core) {
       permute(nrhs, y, ldy);  // every pivot at once (partial pivoting crosses stripes)
@@ -241,10 +241,7 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
     cache = whole_stripes([&](i64 J, double* dst) {
       sto.read_lu(J, rows(J), 0, n, dst, rows(J), piv.data() + J * S);
     });
-    std::vector<i64> order;
-    for (i64 J = 0; J < N; ++J) order.push_back(J);
-    for (i64 J = N - 1; J >= 0; --J) order.push_back(J);
-    cache->plan(order);
+    cache->plan(plan);
   };
   st::solve_by_stripes(one, n, S, N, nrhs, y, ldy, prepare, [&]() -> st::dense_engine& { return *e; },
                        [&](i64 J) -> st::lu_view {
@@ -260,13 +257,11 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
                                double* r) const {
   st::distribution one;
   std::unique_ptr<st::stripe_cache> cache;
-  auto prepare = [&] {
+  auto prepare = [&](const std::vector<i64>& plan) {
     if (in_core) return;
     st::store& sto = const_cast<st::store&>(*store);
     cache = whole_stripes([&](i64 I, double* dst) { sto.read_original(I * S, rows(I), 0, n, dst, rows(I)); });
-    std::vector<i64> order;
-    for (i64 I = 0; I < N; ++I) order.push_back(I);
-    cache->plan(order);
+    cache->plan(plan);
   };
   st::residual_by_stripes(one, n, S, N, nrhs, b, ldb, x, ldx, r, opt.threads, prepare, [&](i64 I) -> st::rows_view {
     if (in_core) return {a0.data() + I * S, n};
