@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "round_digits.hpp"
+#include "exala/detail/round_digits.hpp"
 
 namespace exala {
 

@@ -10,7 +10,7 @@
 
 #include "exala/arith.hpp"
 #include "exala/error.hpp"
-#include "round_digits.hpp"
+#include "exala/detail/round_digits.hpp"
 
 namespace exala {
 

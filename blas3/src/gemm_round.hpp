@@ -103,7 +103,7 @@ inline int top_bit(const u64* w, int n) noexcept {
 // `mode`: 53-bit significand, or the subnormal grid 2^-1074; results at or
 // beyond 2^1024 after rounding give +-inf, or +-DBL_MAX where the direction
 // points toward zero (IEEE 754-2019 7.4). Same rules as round_magnitude in
-// accum/src/round_digits.hpp, on 64-bit limbs.
+// exala/detail/round_digits.hpp, on 64-bit limbs.
 inline double round_mag(const u64* w, int n, int exp, bool negative, rounding mode) noexcept {
   while (n > 0 && w[n - 1] == 0) --n;
   const int msb = top_bit(w, n);

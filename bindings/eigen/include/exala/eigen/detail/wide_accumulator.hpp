@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "exala/detail/round_digits.hpp"
 #include "exala/rounding.hpp"
 
 namespace exala::eigen::detail {
@@ -140,45 +141,7 @@ class fixed_accumulator {
       if (!(flags_ & flag_not_poszero)) return 0.0;
       return mode == rounding::downward ? -0.0 : 0.0;
     }
-    // Bit indices count from 2^min_exponent; msb is the leading one.
-    const int msb = 32 * h + 63 - std::countl_zero(static_cast<std::uint64_t>(t.d_[h]));
-    const int top = msb + min_exponent;                  // 2^top <= |V| < 2^(top+1)
-    int lsb = top - 52 < -1074 ? -1074 : top - 52;       // the result's last bit
-    const int lb = lsb - min_exponent;  // >= 12 (class comment); may exceed msb + 1 (tiny values)
-    std::uint64_t mant = 0;
-    for (int b = msb; b >= lb; --b) mant = (mant << 1) | t.bit(b);
-    const bool round_bit = t.bit(lb - 1) != 0;
-    // A value far below 2^-1074 in a window accumulator has its rounding
-    // position above the top digit: mant = 0, and bit() reads 0 there.
-    bool sticky = false;
-    {
-      const int r = lb - 1, idx = r >> 5, sh = r & 31;
-      if (idx < num_digits && sh != 0 &&
-          (static_cast<std::uint64_t>(t.d_[idx]) & ((std::uint64_t{1} << sh) - 1)) != 0)
-        sticky = true;
-      for (int j = 0; j < idx && j < num_digits && !sticky; ++j) sticky = t.d_[j] != 0;
-    }
-    bool up = false;
-    switch (mode) {
-      case rounding::to_nearest_even: up = round_bit && (sticky || (mant & 1) != 0); break;
-      case rounding::toward_zero: up = false; break;
-      case rounding::upward: up = (round_bit || sticky) && !negative; break;
-      case rounding::downward: up = (round_bit || sticky) && negative; break;
-    }
-    if (up && ++mant == (std::uint64_t{1} << 53)) {
-      mant >>= 1;
-      ++lsb;
-    }
-    if (lsb + 52 >= 1024 && mant >= (std::uint64_t{1} << 52)) {  // |result| >= 2^1024
-      constexpr double big = std::numeric_limits<double>::max();
-      const bool to_inf = mode == rounding::to_nearest_even ||
-                          (mode == rounding::upward && !negative) ||
-                          (mode == rounding::downward && negative);
-      const double r = to_inf ? inf : big;
-      return negative ? -r : r;
-    }
-    const double r = std::ldexp(static_cast<double>(mant), lsb);  // exact
-    return negative ? -r : r;
+    return exala::detail::round_magnitude(t.d_.data(), h, min_exponent, negative, mode);
   }
 
  private:
@@ -216,12 +179,6 @@ class fixed_accumulator {
     }
     d_[num_digits - 1] += carry;
     pending_ = 0;
-  }
-
-  // Bit b of a normalized nonnegative state (0 above the top digit).
-  std::uint64_t bit(int b) const noexcept {
-    if ((b >> 5) >= num_digits) return 0;
-    return (static_cast<std::uint64_t>(d_[b >> 5]) >> (b & 31)) & 1u;
   }
 
   int min_exponent;

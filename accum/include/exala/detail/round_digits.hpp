@@ -1,7 +1,9 @@
-// Internal: correct rounding of a long fixed-point magnitude to double.
+// exala/detail/round_digits.hpp (internal): correct rounding of a long
+// fixed-point magnitude to double.
 //
-// Shared by the superaccumulator and the wider accumulator of exact_ops.cpp,
-// so that there is one rounding routine to test. The magnitude is
+// Shared by the superaccumulator, the wider accumulator of exact_ops.cpp and
+// the Eigen adapters' wide accumulator, so that there is one rounding
+// routine to test. The magnitude is
 // sum_{i<=h} d[i] 2^(32 i + base) with d[i] in [0, 2^32) for i < h and
 // 0 < d[h] < 2^63 (a normalized, nonzero, nonnegative digit string); the
 // result is that value with the sign `negative`, correctly rounded in `mode`
