@@ -97,8 +97,11 @@ struct same_item {
 void agree_same(MPI_Comm comm, detail::operation op, std::size_t count,
                 const std::function<std::vector<same_item>()>& local);
 
+class rank_async_step;
+
 // The stripe LU loops' view of the ranks of comm (factor_loop.hpp): stripe J
-// on rank J % P, the collectives above.
+// on rank J % P, the collectives above; lookahead by nonblocking broadcasts
+// (begin_step), moved by this thread while a second one works (overlap).
 class rank_distribution : public st::distribution {
  public:
   explicit rank_distribution(MPI_Comm comm);
@@ -108,9 +111,16 @@ class rank_distribution : public st::distribution {
   void all_gather(i64 mine, i64* all) override;
   i64 min_over_ranks(i64 v) override;
   i64 max_over_ranks(i64 v) override;
+  std::unique_ptr<async_step> begin_step(int root, double threshold, double* p, i64 count) override;
+  void overlap(const std::function<void()>& work) override;
+
+  // The started steps (rank_async_step registers and unregisters itself).
+  void remember(rank_async_step* s);
+  void forget(rank_async_step* s);
 
  private:
   MPI_Comm comm_;
+  std::vector<rank_async_step*> live_;
 };
 
 // This rank's factorization engine for opt.engine (st::make_factor_engine).

@@ -6,10 +6,13 @@
 // Collective structure (every rank runs the same sequence of collectives; a
 // rank that fails in a local phase makes every rank throw at the next
 // agreement, so none is left waiting):
-//   factor, for J = 0..N-1: owner_step (the owner factors stripe J; its
-//     outcome, a singular pivot included, is broadcast), MPI_Bcast of the
-//     factored rows' columns [J*S, n), agree around every rank's
-//     elimination of J from its later stripes;
+//   factor, with lookahead: MPI_Ibcast of stripe 0's outcome (a singular
+//     pivot included) and factored columns [0, n); then for J = 0..N-1:
+//     MPI_Ibcast of stripe J + 1's outcome and columns [(J+1)*S, n), posted
+//     by its owner once it has eliminated J from it and factored it, and
+//     moving while every rank eliminates J from its other later stripes on a
+//     second thread (rank_distribution::overlap); no per-step agreement (a
+//     rank whose sweep failed fails its next step); agree after the loop;
 //   factor on a device engine ("cuda"), by pivot groups of m stripes: for
 //     each member J, owner_step (the owner uploads stripe J into pivot slot
 //     J - first, where the device eliminates the group's earlier members and
@@ -32,7 +35,10 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <atomic>
+#include <chrono>
 #include <optional>
+#include <thread>
 
 #include "exala/blas2.hpp"
 #include "stripe_dist.hpp"
@@ -47,13 +53,16 @@ void bcast_doubles(MPI_Comm comm, int root, double* p, i64 count) {
     MPI_Bcast(p + off, int(std::min(piece, count - off)), MPI_DOUBLE, root, comm);
 }
 
-void owner_step(MPI_Comm comm, int root, double threshold, const std::function<void()>& step) {
-  const int rank = detail::rank_of(comm);
-  // head: 0 ok / 1 singular pivot / 2 other error, column, value bits, text length
+namespace {
+// A step's outcome as the ranks share it: head = {0 ok / 1 singular pivot /
+// 2 other error, column, value bits, text length}, then the text.
+struct step_outcome {
   std::int64_t head[4] = {0, 0, 0, 0};
-  std::exception_ptr mine;
   std::string text;
-  if (rank == root) {
+  std::exception_ptr mine;
+
+  // On root: runs step and records its exception.
+  void run(const std::function<void()>& step) {
     try {
       step();
     } catch (const singular_pivot& e) {
@@ -75,14 +84,80 @@ void owner_step(MPI_Comm comm, int root, double threshold, const std::function<v
     if (text.size() > std::size_t(INT_MAX / 2)) text.resize(std::size_t(INT_MAX / 2));
     head[3] = std::int64_t(text.size());
   }
-  MPI_Bcast(head, 4, MPI_INT64_T, root, comm);
-  if (head[0] == 0) return;
-  if (rank != root) text.assign(std::size_t(head[3]), '\0');
-  if (head[3] > 0) MPI_Bcast(text.data(), int(head[3]), MPI_CHAR, root, comm);
-  if (mine) std::rethrow_exception(mine);
-  if (head[0] == 1) throw singular_pivot(head[1], std::bit_cast<double>(head[2]), threshold, text);
-  throw remote_error(root, text);
+  // Once every rank holds root's head: returns (ok), or broadcasts the text
+  // and throws alike on every rank.
+  void conclude(MPI_Comm comm, int root, double threshold) {
+    if (head[0] == 0) return;
+    if (!mine) text.assign(std::size_t(head[3]), '\0');
+    if (head[3] > 0) MPI_Bcast(text.data(), int(head[3]), MPI_CHAR, root, comm);
+    if (mine) std::rethrow_exception(mine);
+    if (head[0] == 1) throw singular_pivot(head[1], std::bit_cast<double>(head[2]), threshold, text);
+    throw remote_error(root, text);
+  }
+};
+}  // namespace
+
+void owner_step(MPI_Comm comm, int root, double threshold, const std::function<void()>& step) {
+  step_outcome o;
+  if (detail::rank_of(comm) == root) o.run(step);
+  MPI_Bcast(o.head, 4, MPI_INT64_T, root, comm);
+  o.conclude(comm, root, threshold);
 }
+
+// distribution::async_step over MPI_Ibcast: the outcome's head, then the
+// columns in pieces of at most 2^28 doubles, posted in that order on every
+// rank (the others at begin_step, root after its step).
+class rank_async_step final : public st::distribution::async_step {
+ public:
+  rank_async_step(rank_distribution& d, MPI_Comm comm, int root, double threshold, double* p, i64 count)
+      : d_(d), comm_(comm), root_(root), threshold_(threshold), p_(p), count_(count) {
+    if (detail::rank_of(comm) != root) post();
+  }
+  ~rank_async_step() override {
+    // Posted on every rank (root posts in run, whatever its step did): an
+    // exception between post and finish still completes the transfer, so
+    // that no buffer is freed under it.
+    if (!req_.empty()) MPI_Waitall(int(req_.size()), req_.data(), MPI_STATUSES_IGNORE);
+    d_.forget(this);
+  }
+  void run(const std::function<void()>& step) override {
+    out_.run(step);
+    post();
+  }
+  void finish() override {
+    MPI_Waitall(int(req_.size()), req_.data(), MPI_STATUSES_IGNORE);
+    req_.clear();
+    d_.forget(this);
+    out_.conclude(comm_, root_, threshold_);
+  }
+  // Lets the library move the transfer; true once it is complete.
+  bool test() {
+    int done = 1;
+    if (!req_.empty()) MPI_Testall(int(req_.size()), req_.data(), &done, MPI_STATUSES_IGNORE);
+    return done != 0;
+  }
+
+ private:
+  void post() {
+    constexpr i64 piece = i64(1) << 28;
+    req_.emplace_back();
+    MPI_Ibcast(out_.head, 4, MPI_INT64_T, root_, comm_, &req_.back());
+    for (i64 off = 0; off < count_; off += piece) {
+      req_.emplace_back();
+      MPI_Ibcast(p_ + off, int(std::min(piece, count_ - off)), MPI_DOUBLE, root_, comm_, &req_.back());
+    }
+    d_.remember(this);
+  }
+
+  rank_distribution& d_;
+  MPI_Comm comm_;
+  int root_;
+  double threshold_;
+  double* p_;
+  i64 count_;
+  step_outcome out_;
+  std::vector<MPI_Request> req_;
+};
 
 void agree_same(MPI_Comm comm, detail::operation op, std::size_t count,
                 const std::function<std::vector<same_item>()>& local) {
@@ -132,6 +207,47 @@ void rank_distribution::owner_step(int root, double threshold, const std::functi
 }
 
 void rank_distribution::broadcast(int root, double* p, i64 count) { bcast_doubles(comm_, root, p, count); }
+
+std::unique_ptr<st::distribution::async_step> rank_distribution::begin_step(int root, double threshold,
+                                                                           double* p, i64 count) {
+  return std::make_unique<rank_async_step>(*this, comm_, root, threshold, p, count);
+}
+
+void rank_distribution::remember(rank_async_step* s) {
+  if (std::find(live_.begin(), live_.end(), s) == live_.end()) live_.push_back(s);
+}
+
+void rank_distribution::forget(rank_async_step* s) { std::erase(live_, s); }
+
+// The work runs on a second thread; this one, the only one that calls MPI,
+// lets the started transfers move (MPI_Testall every 50 us: Open MPI moves a
+// large message only inside MPI calls) until they are complete, then waits
+// for the work. The work makes no MPI call.
+void rank_distribution::overlap(const std::function<void()>& work) {
+  auto pending = [&] {
+    bool all = true;
+    for (rank_async_step* s : live_) all = s->test() && all;
+    return !all;
+  };
+  if (!pending()) {
+    work();
+    return;
+  }
+  std::exception_ptr failed;
+  std::atomic<bool> done{false};
+  std::thread worker([&] {
+    try {
+      work();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    done.store(true, std::memory_order_release);
+  });
+  while (!done.load(std::memory_order_acquire) && pending())
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  worker.join();
+  if (failed) std::rethrow_exception(failed);
+}
 
 void rank_distribution::all_gather(i64 mine, i64* all) {
   MPI_Allgather(&mine, 1, MPI_INT64_T, all, 1, MPI_INT64_T, comm_);

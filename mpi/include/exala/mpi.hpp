@@ -31,8 +31,12 @@
 //   thrown on every rank as the single-process routine throws it
 //   (exala::singular_pivot, exala::singular_matrix, with its column or row).
 // - The communicator must have been created by an initialized MPI (the
-//   caller owns MPI_Init/MPI_Finalize). Only MPI_THREAD_SINGLE-style use is
-//   needed: every MPI call is made from the calling thread.
+//   caller owns MPI_Init/MPI_Finalize). Every MPI call is made from the
+//   calling thread (MPI_THREAD_FUNNELED use; plain MPI_Init is enough with
+//   Open MPI and MPICH): the routines' own threads (OpenMP, the stripe
+//   LU's I/O threads, and the in-memory stripe LU's second thread, which
+//   sweeps while the calling thread moves the lookahead broadcast) never
+//   call MPI.
 #pragma once
 
 #include <mpi.h>

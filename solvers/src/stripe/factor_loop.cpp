@@ -78,44 +78,76 @@ std::unique_ptr<stripe_cache> driver_state::whole_stripes(std::function<void(i64
 
 // ------------------------------------------------------------- in memory
 
-// Collectives per stripe J: owner_step (its owner factors it; a singular
-// pivot is every rank's error), the broadcast of its columns [J*S, n), and
-// one agreement around every rank's elimination of J from its own later
-// stripes. Lookahead (the owner of J + 1 updating and factoring it before
-// the rest of its sweep of J) was tried and measured slower with these
-// blocking collectives: the broadcast of J + 1 waits for every rank's sweep
-// of J, so the factorization stays on the critical path (issue 19's note).
+// Lookahead. Step J: stripe J's factored columns [J*S, n) are on every
+// rank; the owner of J + 1 eliminates J from J + 1 and factors it, then
+// starts its broadcast; every rank eliminates J from its other later stripes
+// while that broadcast travels (distribution::overlap) and then waits for it.
+// No collective ties the ranks' sweeps together: a rank starts step J + 1 as
+// soon as it holds stripe J + 1, so the factorization of J + 2 (on J + 2's
+// owner) overlaps with the other ranks' sweeps of J + 1 (as in HPL's
+// lookahead). Each stripe still receives the eliminations by 0..J-1 in that
+// order, then its factorization: the same engine calls, hence the same bits,
+// as without lookahead.
+// Errors: a failed step is shared with its broadcast (owner_step's contract:
+// every rank throws). A rank whose sweep fails stops sweeping but keeps
+// taking part in the broadcasts; it fails the next step it owns, or, at the
+// latest, the agreement after the loop, so no rank is left waiting.
 void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
                       const own_stripe_fn& own, i64* ipiv) {
   const i64 n = f.n, S = f.S, N = f.N;
   progress_meter pm(f.opt, "factor", lu_flops(n), N, nullptr);
   pm.report(0, nullptr, true);
   const auto t0 = clock_type::now();
-  std::vector<double> recv;  // stripe J's factored columns [J*S, n) from its owner
+  auto count = [&](i64 J) { return f.rows(J) * (n - J * S); };
+  // Stripe J's factored columns [J*S, n): the owner's stripe, or received
+  // into one of two buffers (J's is read while J + 1's arrives).
+  std::vector<double> recv[2];
+  auto columns = [&](i64 J) {
+    if (d.mine(J)) return own(J).col(J * S);
+    std::vector<double>& v = recv[J % 2];
+    v.resize(std::size_t(count(J)));
+    return v.data();
+  };
+  auto panel = [&](i64 J) -> block {
+    if (d.mine(J)) return own(J);
+    return {recv[J % 2].data(), f.rows(J), J * S, n, f.rows(J)};
+  };
+  std::exception_ptr failed;  // this rank's failed sweep
+  // Stripe J on its owner, eliminated by J - 1 (the earlier pivots reached
+  // it in earlier steps), then factored.
+  auto factor = [&](i64 J) {
+    if (failed) std::rethrow_exception(failed);
+    const block t = own(J);
+    if (J > 0) apply_pivot_stripe(e, panel(J - 1), (J - 1) * S, t);
+    factor_stripe_local(e, t, J * S, f.Sp, f.threshold, ipiv + J * S);
+    f.note_pivots(t, J * S);
+  };
+  if (N > 0) {
+    auto s0 = d.begin_step(d.owner(0), f.threshold, columns(0), count(0));
+    if (d.mine(0)) s0->run([&] { factor(0); });
+    s0->finish();
+  }
   for (i64 J = 0; J < N; ++J) {
-    const int o = d.owner(J);
-    const i64 r = f.rows(J), c0 = J * S, count = r * (n - c0);
-    d.owner_step(o, f.threshold, [&] {
-      const block p = own(J);
-      factor_stripe_local(e, p, c0, f.Sp, f.threshold, ipiv + c0);
-      f.note_pivots(p, c0);
-    });
-    block p;
-    if (d.mine(J)) {
-      p = own(J);
-      if (d.ranks() > 1) d.broadcast(o, p.col(c0), count);
-    } else {
-      recv.resize(std::size_t(count));
-      d.broadcast(o, recv.data(), count);
-      p = {recv.data(), r, c0, n, r};
-    }
-    d.agree([&] {
-      for (i64 I = d.first_own(J + 1); I < N; I += d.ranks()) apply_pivot_stripe(e, p, c0, own(I));
-    });
-    pm.done += factor_flops(n, c0, r);
-    for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, c0, r, f.rows(I));
+    const i64 c0 = J * S;
+    const block p = panel(J);
+    std::unique_ptr<distribution::async_step> next;
+    if (J + 1 < N) next = d.begin_step(d.owner(J + 1), f.threshold, columns(J + 1), count(J + 1));
+    if (next && d.mine(J + 1)) next->run([&] { factor(J + 1); });
+    if (!failed) try {
+        d.overlap([&] {
+          for (i64 I = d.first_own(J + 2); I < N; I += d.ranks()) apply_pivot_stripe(e, p, c0, own(I));
+        });
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    if (next) next->finish();
+    pm.done += factor_flops(n, c0, f.rows(J));
+    for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, c0, f.rows(J), f.rows(I));
     pm.report(J + 1, nullptr, false);
   }
+  d.agree([&] {
+    if (failed) std::rethrow_exception(failed);
+  });
   f.finish(seconds_since(t0), 0);
   pm.done = pm.total;
   pm.report(N, nullptr, true);

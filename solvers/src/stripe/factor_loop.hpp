@@ -13,8 +13,9 @@
 // broadcasts only move bits.
 //
 // Error contract (any P): a rank that fails in a step makes every rank throw
-// at the next collective (distribution::agree / owner_step), so no rank is
-// left waiting; with P = 1 the exception simply propagates.
+// at the next collective (distribution::agree / owner_step, or the outcome a
+// step's broadcast carries), so no rank is left waiting; with P = 1 the
+// exception simply propagates.
 #pragma once
 
 #include <algorithm>
@@ -72,6 +73,25 @@ class distribution {
   virtual void broadcast(int root, double* p, std::int64_t count) { (void)root, (void)p, (void)count; }
   // all[r] = rank r's `mine` (all holds ranks() values).
   virtual void all_gather(std::int64_t mine, std::int64_t* all) { all[0] = mine; }
+
+  // Lookahead: a step of rank `root` whose outcome and `count` doubles at p
+  // travel while every rank works on. begin_step starts it (the other ranks
+  // start receiving into p); on root, run(step) runs the step and starts
+  // sending p; overlap(work) runs work (which makes no collective call) while
+  // the started transfers move; finish() waits for them, then every rank
+  // returns or every rank throws, as after owner_step. One process: run(step)
+  // is step(), whose exception propagates; the rest does nothing.
+  class async_step {
+   public:
+    virtual ~async_step() = default;
+    virtual void run(const std::function<void()>& step) { step(); }
+    virtual void finish() {}
+  };
+  virtual std::unique_ptr<async_step> begin_step(int root, double threshold, double* p, std::int64_t count) {
+    (void)root, (void)threshold, (void)p, (void)count;
+    return std::make_unique<async_step>();
+  }
+  virtual void overlap(const std::function<void()>& work) { work(); }
   virtual std::int64_t min_over_ranks(std::int64_t v) { return v; }
   virtual std::int64_t max_over_ranks(std::int64_t v) { return v; }
 
@@ -133,7 +153,9 @@ using own_stripe_fn = std::function<block(std::int64_t J)>;
 
 // In memory on a CPU engine, local pivoting: for each J, its owner factors
 // it, broadcasts columns [J*S, n), and every rank eliminates it from its own
-// later stripes. ipiv + J*S: stripe J's in-stripe pivots (set on its owner).
+// later stripes; with lookahead (the owner of J + 1 eliminates J from it and
+// factors it first, and its broadcast travels during the rest of the sweep
+// of J). ipiv + J*S: stripe J's in-stripe pivots (set on its owner).
 void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
                       const own_stripe_fn& own, std::int64_t* ipiv);
 
