@@ -358,10 +358,10 @@ int run(const args& ar) {
   opt.engine = "cpu";
   opt.pivot = exala::pivoting::local;
 
-  // The library's default stripe height in memory (exala/stripe_lu.hpp:
-  // 1024 with an unlimited cache); the first factorization tells the truth,
-  // and the rows are made again if it differs.
-  i64 s_guess = ar.stripe > 0 ? ar.stripe : std::min<i64>(1024, n);
+  // The library's default stripe height in memory
+  // (exala::default_stripe_height); the first factorization tells the
+  // truth, and the rows are made again if it differs.
+  i64 s_guess = ar.stripe > 0 ? ar.stripe : exala::default_stripe_height(n);
   auto own = std::make_unique<owned_rows>(sys, s_guess, rank, ranks);
   std::vector<double> bvec(static_cast<std::size_t>(n));
   for (i64 i = 0; i < n; ++i) bvec[std::size_t(i)] = sys.b(i);

@@ -861,12 +861,13 @@ class distributed_in_core final : public in_core_placement {
       n = info.rows;
     });
     // One pass over A keeps the rows of this rank's stripes. The stripe
-    // height is the library's choice when --stripe is not given: min(n, 1024)
-    // in core, the guess used here; a row asked for later that was not kept
-    // costs one more pass (the bits never depend on the guess).
+    // height is the library's choice when --stripe is not given:
+    // default_stripe_height(n) in core, the guess used here; a row asked for
+    // later that was not kept costs one more pass (the bits never depend on
+    // the guess).
     const int p = s.size(), rank = s.rank();
     const std::int64_t S =
-        st.opt.stripe > 0 ? std::min(st.opt.stripe, n) : std::min<std::int64_t>(n, 1024);
+        st.opt.stripe > 0 ? std::min(st.opt.stripe, n) : exala::default_stripe_height(n);
     std::vector<std::int64_t>& local_of = local_of_;
     std::int64_t& kept = kept_;
     std::vector<double>& rows = rows_;

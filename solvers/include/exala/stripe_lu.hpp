@@ -178,7 +178,8 @@ struct stripe_lu_progress {
 };
 
 struct stripe_lu_options {
-  std::int64_t stripe = 0;         // S rows per stripe; 0: 1024, or less so that the cache holds 8
+  std::int64_t stripe = 0;         // S rows per stripe; 0: default_stripe_height(n), or less so
+                                   // that the cache holds 8
   std::int64_t substripe = 0;      // S' rows; 0: min(S, 128)
   std::int64_t meta = 0;           // stripes per meta-stripe (meta_zigzag); 0: chosen
   stripe_order order = stripe_order::zigzag;
@@ -337,6 +338,14 @@ void store_stripe_solution(const std::vector<std::string>& workdirs, const doubl
 void generate_dense_system(const std::vector<std::string>& workdirs, std::int64_t n,
                            std::int64_t nrhs, std::uint64_t seed, std::int64_t stripe, double cond,
                            bool overwrite = false);
+
+// The stripe height that stripe = 0 gives for order n (in core, or out of
+// core with an unlimited cache; a cache budget may lower it): 1024 from
+// n = 10240 on, below that about n / 10 in multiples of 128 and at least
+// 512, and at most n. A function of n only, never of the rank count or the
+// threads, so that the bits do not depend on them; about ten stripes give
+// each of a few MPI ranks several stripes to eliminate while one factors.
+std::int64_t default_stripe_height(std::int64_t n) noexcept;
 
 std::string_view to_string(stripe_order o) noexcept;
 std::string_view to_string(pivoting p) noexcept;

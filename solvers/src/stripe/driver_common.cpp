@@ -50,11 +50,11 @@ stripe_sizes choose_stripe_sizes(i64 n, const stripe_lu_options& opt, i64 file_s
   stripe_sizes z;
   i64 S = opt.stripe;
   if (S == 0) {
-    S = default_stripe;
+    S = default_stripe_height(n);
     if (out_of_core && opt.cache_bytes != 0) {
       // At least 8 stripes' worth of active parts in the cache.
       const double per_row = 8.0 * double(n);
-      S = std::clamp<i64>(i64(double(opt.cache_bytes) / 8.0 / per_row), 16, default_stripe);
+      S = std::clamp<i64>(i64(double(opt.cache_bytes) / 8.0 / per_row), std::min<i64>(16, S), S);
     }
     // A multiple of the stored stripe height reads whole orig_ files (one
     // read per column range, no staging copy).
@@ -362,3 +362,14 @@ refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, st
 }
 
 }  // namespace exala::detail::stripe
+
+// n = 8000 on the 2-core machine (bench/README.md, "Default stripe height"):
+// one process in core, S = 768 and 1024 within noise of each other against
+// dgetrf; two MPI ranks, S = 768 gives 4.15-4.25 s for the factorization
+// loop against 4.50-4.52 s with 1024 (n = 4000: S = 512, 0.63-0.66 s
+// against 0.72-0.74 s with 1024).
+std::int64_t exala::default_stripe_height(std::int64_t n) noexcept {
+  constexpr std::int64_t cap = 1024, floor = 512, unit = 128;
+  const std::int64_t s = n >= 10 * cap ? cap : std::max(floor, n / 10 / unit * unit);
+  return std::max<std::int64_t>(1, std::min(s, n));
+}

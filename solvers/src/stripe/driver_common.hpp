@@ -21,7 +21,6 @@ struct cache_stats;
 
 using clock_type = std::chrono::steady_clock;
 constexpr double unit_roundoff = 0x1p-53;
-constexpr std::int64_t default_stripe = 1024;  // 0.99x dgetrf at n = 8000 (engine tests)
 constexpr std::int64_t default_substripe = 128;
 
 double seconds_since(clock_type::time_point t0);
