@@ -28,15 +28,15 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <limits>
-#include <atomic>
-#include <chrono>
 #include <optional>
 #include <thread>
 
