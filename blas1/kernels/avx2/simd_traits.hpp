@@ -1,6 +1,8 @@
 // Internal (kernel set avx2): the vector-traits class v256 of the AVX2
 // kernel set, one __m256d register and its operations as static functions
-// over intrinsics, for the set's blas1 kernels (blas1_simd_impl.hpp).
+// over intrinsics. Shared by the set's blas1 kernels (blas1_simd_impl.hpp,
+// which use it directly) and trsv kernels (trsv_impl.hpp, two v256 registers
+// per 8-lane vector).
 //
 // This file must be included inside an anonymous namespace (internal
 // linkage: the linker must never pick this ISA's copy of an inline function
@@ -41,6 +43,10 @@ struct v256 {
   static reg mul(reg a, reg b) { return _mm256_mul_pd(a, b); }
   static reg fmsub(reg a, reg b, reg c) { return _mm256_fmsub_pd(a, b, c); }  // a b - c, one rounding
   static reg fnmadd(reg a, reg b, reg c) { return _mm256_fnmadd_pd(a, b, c); }  // c - a b, one rounding
+  static reg fmadd(reg a, reg b, reg c) { return _mm256_fmadd_pd(a, b, c); }  // a b + c, one rounding
+  static reg neg(reg a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }  // sign flipped, -0 kept
+  // Lanes p[0], p[-1], p[-2], p[-3] (reads p[-3] .. p[0]).
+  static reg load_rev(const double* p) { return _mm256_permute4x64_pd(_mm256_loadu_pd(p - 3), 0x1b); }
   static reg div(reg a, reg b) { return _mm256_div_pd(a, b); }
   static reg abs(reg a) {
     return _mm256_and_pd(a, _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL)));

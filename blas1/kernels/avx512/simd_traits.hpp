@@ -1,6 +1,7 @@
 // Internal (kernel set avx512): the vector-traits class v512 of the AVX-512
 // kernel set, one __m512d register and its operations as static functions
-// over intrinsics, for the set's blas1 kernels (blas1_simd_impl.hpp).
+// over intrinsics. Shared by the set's blas1 kernels (blas1_simd_impl.hpp)
+// and trsv kernels (trsv_impl.hpp).
 //
 // This file must be included inside an anonymous namespace (internal
 // linkage: the linker must never pick this ISA's copy of an inline function
@@ -41,6 +42,15 @@ struct v512 {
   static reg mul(reg a, reg b) { return _mm512_mul_pd(a, b); }
   static reg fmsub(reg a, reg b, reg c) { return _mm512_fmsub_pd(a, b, c); }  // a b - c, one rounding
   static reg fnmadd(reg a, reg b, reg c) { return _mm512_fnmadd_pd(a, b, c); }  // c - a b, one rounding
+  static reg fmadd(reg a, reg b, reg c) { return _mm512_fmadd_pd(a, b, c); }  // a b + c, one rounding
+  static reg neg(reg a) {  // sign flipped, -0 kept
+    return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(a),
+                                                _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ULL))));
+  }
+  // Lanes p[0], p[-1], ..., p[-7] (reads p[-7] .. p[0]).
+  static reg load_rev(const double* p) {
+    return _mm512_permutexvar_pd(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_loadu_pd(p - 7));
+  }
   static reg div(reg a, reg b) { return _mm512_div_pd(a, b); }
   static reg abs(reg a) {
     return _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(a),
