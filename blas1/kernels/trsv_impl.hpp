@@ -86,6 +86,9 @@ struct lane_traits_of<Op, T> {
 };
 
 // --------------------------------------------------------------- EFTs
+// Independent operations are written as named temporaries, left to right:
+// GCC evaluates nested call arguments right to left, and that order alone
+// (no change of any result) made the AVX2 set's double-double row loop spill.
 // TwoSum (Knuth): s + e == a + b exactly (lane-wise).
 template <class W>
 EXALA_SV_INLINE void sv_two_sum(typename W::reg a, typename W::reg b, typename W::reg& s,
@@ -94,7 +97,9 @@ EXALA_SV_INLINE void sv_two_sum(typename W::reg a, typename W::reg b, typename W
   s = W::add(a, b);
   const typename W::reg bp = W::sub(s, a);
   const typename W::reg ap = W::sub(s, bp);
-  e = W::add(W::sub(a, ap), W::sub(b, bp));
+  const typename W::reg da = W::sub(a, ap);
+  const typename W::reg db = W::sub(b, bp);
+  e = W::add(da, db);
 }
 // FastTwoSum (Dekker), exact when |a| >= |b| or a == 0.
 template <class W>
@@ -127,7 +132,9 @@ struct comp_op {
     const reg ns = W::sub(s, p);
     const reg bp = W::sub(ns, s);
     const reg ap = W::sub(ns, bp);
-    const reg e = W::sub(W::sub(s, ap), W::add(p, bp));
+    const reg sa = W::sub(s, ap);
+    const reg pb = W::add(p, bp);
+    const reg e = W::sub(sa, pb);
     s = ns;
     // u += (e - pe) - t c^: one add on the loop-carried chain. sum/diff
     // are a + b / a - b, correctly rounded (an FMA by 1 where the kernel set
