@@ -1,7 +1,8 @@
 // Internal (kernel set, trsv part): the compensated and double-double substitution
-// kernels, written once in plain C++ with 8-lane vector types (GCC/Clang
-// vector extensions, no intrinsics) and compiled by one translation unit per
-// instruction set (generic/, avx2/, avx512/trsv.cpp).
+// kernels, written once over a vector-traits class T (8 lanes of doubles:
+// the register type and its operations as static functions, the style of
+// blas1_simd_impl.hpp) and compiled by one translation unit per instruction
+// set (generic/, avx2/, avx512/trsv.cpp), each defining its T.
 //
 // This file must be included inside an anonymous namespace: nothing here may
 // have external linkage, or the linker could pick an AVX-512 copy of an
@@ -37,36 +38,75 @@
 #define EXALA_SV_AHEAD 64
 
 // --------------------------------------------------------------- lanes
-// The including file defines the 8-lane vector type v8 (+, -, *, unary -,
-// value-initialized to zeros) and, for it: vfma (lane-wise correctly rounded
-// fused multiply-add), vload / vstore (8 consecutive doubles), vload_rev
-// (lanes p[0], p[-1], ..., p[-7]), splat (all lanes, -0 kept), set_lane0,
-// and vsum / vdiff (a + b, a - b correctly rounded, by any instruction).
-// Here: the same operations on plain doubles (lanes = 1 and scalar tails).
-EXALA_SV_INLINE double vfma(double a, double b, double c) { return std::fma(a, b, c); }
-EXALA_SV_INLINE void vload(const double* p, double& v) { v = *p; }
-EXALA_SV_INLINE void vload_rev(const double* p, double& v) { v = *p; }
-EXALA_SV_INLINE void set_lane0(double& v, double b) { v = b; }
-EXALA_SV_INLINE void vstore(double* p, double v) { *p = v; }
-EXALA_SV_INLINE double vsum(double a, double b) { return a + b; }
-EXALA_SV_INLINE double vdiff(double a, double b) { return a - b; }
+// The including file defines the traits class T of its 8-lane vector (in
+// the same anonymous namespace: a set's simd_traits.hpp, shared with its
+// blas1 kernels, is included there too) and calls solve<Op, T, R, C>.
+// T provides the register type T::reg, T::width
+// (8), and the static functions
+//   zero(); set1(x) (all lanes, -0 kept); load(p) / store(p, v) (8
+//   consecutive doubles); load_rev(p) (lanes p[0], p[-1], ..., p[-7]);
+//   load_first(p, 1) (lane 0 = p[0], the other lanes +0);
+//   add, sub, mul, neg (sign flipped); fmadd (a b + c), fmsub (a b - c),
+//   fnmadd (c - a b), each rounded once;
+//   sum / diff: a + b, a - b correctly rounded, by any instruction (an FMA
+//   by 1 where the set balances its add and FMA pipes that way; the same
+//   bits).
+// sd: the same operations on one double (Op::lanes = 1, and the scalar
+// tails of every set).
+struct sd {
+  using reg = double;
+  static constexpr int width = 1;
+  EXALA_SV_INLINE static reg zero() { return 0.0; }
+  EXALA_SV_INLINE static reg set1(double x) { return x; }
+  EXALA_SV_INLINE static reg load(const double* p) { return *p; }
+  EXALA_SV_INLINE static reg load_rev(const double* p) { return *p; }
+  EXALA_SV_INLINE static reg load_first(const double* p, int) { return *p; }
+  EXALA_SV_INLINE static void store(double* p, reg v) { *p = v; }
+  EXALA_SV_INLINE static reg add(reg a, reg b) { return a + b; }
+  EXALA_SV_INLINE static reg sub(reg a, reg b) { return a - b; }
+  EXALA_SV_INLINE static reg mul(reg a, reg b) { return a * b; }
+  EXALA_SV_INLINE static reg neg(reg a) { return -a; }
+  EXALA_SV_INLINE static reg fmadd(reg a, reg b, reg c) { return std::fma(a, b, c); }
+  EXALA_SV_INLINE static reg fmsub(reg a, reg b, reg c) { return std::fma(a, b, -c); }
+  EXALA_SV_INLINE static reg fnmadd(reg a, reg b, reg c) { return std::fma(-a, b, c); }
+  EXALA_SV_INLINE static reg sum(reg a, reg b) { return a + b; }
+  EXALA_SV_INLINE static reg diff(reg a, reg b) { return a - b; }
+};
+
+// The traits of an operation's lane states: T for 8 lanes, sd for 1.
+template <class Op, class T>
+struct lane_traits_of {
+  static_assert(Op::lanes == T::width, "one lane state per vector lane");
+  using type = T;
+};
+template <class Op, class T>
+  requires(Op::lanes == 1)
+struct lane_traits_of<Op, T> {
+  using type = sd;
+};
 
 // --------------------------------------------------------------- EFTs
+// Independent operations are written as named temporaries, left to right:
+// GCC evaluates nested call arguments right to left, and that order alone
+// (no change of any result) made the AVX2 set's double-double row loop spill.
 // TwoSum (Knuth): s + e == a + b exactly (lane-wise).
-template <class V>
-EXALA_SV_INLINE void sv_two_sum(const V& a_in, const V& b_in, V& s, V& e) {
-  const V a = a_in, b = b_in;  // copies: the outputs may alias the inputs
-  s = a + b;
-  const V bp = s - a;
-  const V ap = s - bp;
-  e = (a - ap) + (b - bp);
+template <class W>
+EXALA_SV_INLINE void sv_two_sum(typename W::reg a, typename W::reg b, typename W::reg& s,
+                                typename W::reg& e) {
+  // a, b by value: the outputs may alias the inputs
+  s = W::add(a, b);
+  const typename W::reg bp = W::sub(s, a);
+  const typename W::reg ap = W::sub(s, bp);
+  const typename W::reg da = W::sub(a, ap);
+  const typename W::reg db = W::sub(b, bp);
+  e = W::add(da, db);
 }
 // FastTwoSum (Dekker), exact when |a| >= |b| or a == 0.
-template <class V>
-EXALA_SV_INLINE void sv_fast_two_sum(const V& a_in, const V& b_in, V& s, V& e) {
-  const V a = a_in, b = b_in;  // copies: the outputs may alias the inputs
-  s = a + b;
-  e = b - (s - a);
+template <class W>
+EXALA_SV_INLINE void sv_fast_two_sum(typename W::reg a, typename W::reg b, typename W::reg& s,
+                                     typename W::reg& e) {
+  s = W::add(a, b);
+  e = W::sub(b, W::sub(s, a));
 }
 
 // --------------------------------------------------------------- compensated
@@ -78,25 +118,28 @@ EXALA_SV_INLINE void sv_fast_two_sum(const V& a_in, const V& b_in, V& s, V& e) {
 // substitution) and c^ (its computed correction).
 struct comp_op {
   static constexpr int lanes = 8;
-  using vec = v8;
 
   // s - t*xh = s' + e - pe exactly (TwoProd, TwoSum); the correction adds
   // e - pe and the propagated correction -t*c^ of the unknown.
-  template <class V>
-  EXALA_SV_INLINE static void update(V& s, V& u, const V& t, const V& xh, const V& xc) {
-    const V p = t * xh;
-    const V pe = vfma(t, xh, -p);  // TwoProd: t*xh = p + pe
+  template <class W>
+  EXALA_SV_INLINE static void update(typename W::reg& s, typename W::reg& u, typename W::reg t,
+                                     typename W::reg xh, typename W::reg xc) {
+    using reg = typename W::reg;
+    const reg p = W::mul(t, xh);
+    const reg pe = W::fmsub(t, xh, p);  // TwoProd: t*xh = p + pe
     // TwoSum(s, -p) written as a subtraction (no negation of p; the same
     // bits: fl(-p - bp) = -fl(p + bp)): ns + e = s - p exactly
-    const V ns = s - p;
-    const V bp = ns - s;
-    const V ap = ns - bp;
-    const V e = (s - ap) - (p + bp);
+    const reg ns = W::sub(s, p);
+    const reg bp = W::sub(ns, s);
+    const reg ap = W::sub(ns, bp);
+    const reg sa = W::sub(s, ap);
+    const reg pb = W::add(p, bp);
+    const reg e = W::sub(sa, pb);
     s = ns;
-    // u += (e - pe) - t c^: one add on the loop-carried chain. vsum/vdiff
+    // u += (e - pe) - t c^: one add on the loop-carried chain. sum/diff
     // are a + b / a - b, correctly rounded (an FMA by 1 where the kernel set
     // balances its add and FMA pipes that way; the same bits).
-    u = vsum(u, vfma(-t, xc, vdiff(e, pe)));
+    u = W::sum(u, W::fnmadd(t, xc, W::diff(e, pe)));
   }
 
   // Lanes combined in lane order: S + U approximates the numerator.
@@ -105,7 +148,7 @@ struct comp_op {
     U = u[0];
     for (int l = 1; l < lanes; ++l) {
       double ns, e;
-      sv_two_sum(S, s[l], ns, e);
+      sv_two_sum<sd>(S, s[l], ns, e);
       S = ns;
       U = U + (e + u[l]);
     }
@@ -140,24 +183,25 @@ struct comp_op {
 // ("IEEE") double-double addition with two TwoSums.
 struct dd_op {
   static constexpr int lanes = 1;  // per-entry sequential, as XBLAS
-  using vec = double;
 
-  template <class V>
-  EXALA_SV_INLINE static void update(V& hi, V& lo, const V& t, const V& xh, const V& xl) {
+  template <class W>
+  EXALA_SV_INLINE static void update(typename W::reg& hi, typename W::reg& lo, typename W::reg t,
+                                     typename W::reg xh, typename W::reg xl) {
+    using reg = typename W::reg;
     // p = t * (xh + xl) as a double-double
-    const V p = t * xh;
-    V pl = vfma(t, xh, -p);
-    pl = vfma(t, xl, pl);
-    V ph;
-    sv_fast_two_sum(p, pl, ph, pl);
+    const reg p = W::mul(t, xh);
+    reg pl = W::fmsub(t, xh, p);
+    pl = W::fmadd(t, xl, pl);
+    reg ph;
+    sv_fast_two_sum<W>(p, pl, ph, pl);
     // (hi, lo) - (ph, pl)
-    V s, e, v, f;
-    sv_two_sum(hi, -ph, s, e);
-    sv_two_sum(lo, -pl, v, f);
-    e = e + v;
-    sv_fast_two_sum(s, e, s, e);
-    e = e + f;
-    sv_fast_two_sum(s, e, hi, lo);
+    reg s, e, v, f;
+    sv_two_sum<W>(hi, W::neg(ph), s, e);
+    sv_two_sum<W>(lo, W::neg(pl), v, f);
+    e = W::add(e, v);
+    sv_fast_two_sum<W>(s, e, s, e);
+    e = W::add(e, f);
+    sv_fast_two_sum<W>(s, e, hi, lo);
   }
 
   EXALA_SV_INLINE static void combine(const double* s, const double* u, double& S, double& U) {
@@ -178,11 +222,11 @@ struct dd_op {
     const double p = q1 * d;
     const double pe = std::fma(q1, d, -p);
     double r, e;
-    sv_two_sum(S, -p, r, e);
+    sv_two_sum<sd>(S, -p, r, e);
     e = e - pe;
     e = e + U;
     const double q2 = (r + e) / d;
-    sv_fast_two_sum(q1, q2, xh, xl);
+    sv_fast_two_sum<sd>(q1, q2, xh, xl);
   }
 
   EXALA_SV_INLINE static double result(double xh, double xl) {
@@ -193,65 +237,57 @@ struct dd_op {
 // --------------------------------------------------------------- dot form
 // Rows of op(A) contiguous: row i is a + i*lda, op(A)_ij = row[j].
 // xa, xb: the two parts of the unknowns computed so far (logical order).
-// The lanes of one row run side by side in one lane vector V (Op::vec).
+// The lanes of one row run side by side in one register of W (T for 8
+// lanes, sd for 1).
 // R rows (consecutive in substitution order) are processed together: their
 // predecessors in the full chunks of `lanes` positions before the block are
 // shared, so the loop reads R row streams at once (memory parallelism) and
 // loads x^, c^ once for R rows; then the rows are finished one by one (the
 // remaining positions lane by lane, then combine and divide). Every row sees
 // exactly the operations of the one-row loop, so R does not change any bit.
-template <class Op, bool Lower, int R>
+template <class Op, class T, bool Lower, int R>
 EXALA_SV_INLINE void dot_block(const double* a, std::int64_t lda, std::int64_t n, bool unit,
                                double* x, double* xa, double* xb, std::int64_t pos0) {
-  using V = typename Op::vec;
+  using W = typename lane_traits_of<Op, T>::type;
+  using V = typename W::reg;
   constexpr int L = Op::lanes;
   const double* row[R];
   V s[R], u[R];
   for (int r = 0; r < R; ++r) {
     const std::int64_t i = Lower ? pos0 + r : n - 1 - (pos0 + r);
     row[r] = a + i * lda;
-    s[r] = V{};
-    u[r] = V{};
-    set_lane0(s[r], x[i]);  // lane 0 starts from b_i
+    s[r] = W::load_first(x + i, 1);  // lane 0 starts from b_i, the others from +0
+    u[r] = W::zero();
   }
   // full chunks of predecessors common to the R rows: positions [0, kend)
   const std::int64_t kend = pos0 / L * L;
   if (Lower) {
     // predecessor at position k is j = k
     for (std::int64_t k = 0; k < kend; k += L) {
-      V ha, hb;
-      vload(xa + k, ha);
-      vload(xb + k, hb);
-      for (int r = 0; r < R; ++r) {
-        V t;
-        vload(row[r] + k, t);
-        Op::template update<V>(s[r], u[r], t, ha, hb);
-      }
+      const V ha = W::load(xa + k);
+      const V hb = W::load(xb + k);
+      for (int r = 0; r < R; ++r) Op::template update<W>(s[r], u[r], W::load(row[r] + k), ha, hb);
     }
   } else {
     // predecessor at position k is j = n-1-k: walk the rows backwards
     for (std::int64_t k = 0; k < kend; k += L) {
-      V ha, hb;
-      vload_rev(xa + (n - 1 - k), ha);
-      vload_rev(xb + (n - 1 - k), hb);
-      for (int r = 0; r < R; ++r) {
-        V t;
-        vload_rev(row[r] + (n - 1 - k), t);
-        Op::template update<V>(s[r], u[r], t, ha, hb);
-      }
+      const V ha = W::load_rev(xa + (n - 1 - k));
+      const V hb = W::load_rev(xb + (n - 1 - k));
+      for (int r = 0; r < R; ++r)
+        Op::template update<W>(s[r], u[r], W::load_rev(row[r] + (n - 1 - k)), ha, hb);
     }
   }
   for (int r = 0; r < R; ++r) {
     const std::int64_t pos = pos0 + r;
     const std::int64_t i = Lower ? pos : n - 1 - pos;
     double sl[L], ul[L];
-    vstore(sl, s[r]);
-    vstore(ul, u[r]);
+    W::store(sl, s[r]);
+    W::store(ul, u[r]);
     // the remaining positions [kend, pos), lane by lane (lane = k mod L)
     for (std::int64_t k = kend; k < pos; ++k) {
       const std::int64_t j = Lower ? k : n - 1 - k;
       const int l = static_cast<int>(k % L);
-      Op::template update<double>(sl[l], ul[l], row[r][j], xa[j], xb[j]);
+      Op::template update<sd>(sl[l], ul[l], row[r][j], xa[j], xb[j]);
     }
     double S, U;
     Op::combine(sl, ul, S, U);
@@ -260,12 +296,12 @@ EXALA_SV_INLINE void dot_block(const double* a, std::int64_t lda, std::int64_t n
   }
 }
 
-template <class Op, bool Lower, int R>
+template <class Op, class T, bool Lower, int R>
 void dot_solve(const double* a, std::int64_t lda, std::int64_t n, bool unit, double* x,
                double* xa, double* xb) {
   std::int64_t pos = 0;
-  for (; pos + R <= n; pos += R) dot_block<Op, Lower, R>(a, lda, n, unit, x, xa, xb, pos);
-  for (; pos < n; ++pos) dot_block<Op, Lower, 1>(a, lda, n, unit, x, xa, xb, pos);
+  for (; pos + R <= n; pos += R) dot_block<Op, T, Lower, R>(a, lda, n, unit, x, xa, xb, pos);
+  for (; pos < n; ++pos) dot_block<Op, T, Lower, 1>(a, lda, n, unit, x, xa, xb, pos);
 }
 
 // --------------------------------------------------------------- axpy form
@@ -277,16 +313,18 @@ void dot_solve(const double* a, std::int64_t lda, std::int64_t n, bool unit, dou
 // blocks starting at multiples of C, so column r of a block feeds lane
 // r mod lanes) form a block: its unknowns are finished one by one, each
 // updating the block's later entries; then the C columns update the entries
-// after the block, 8 entries at a time with all their lane states held in
+// after the block, 8 entries (one T register) at a time with all their lane states held in
 // registers across the C updates (the state is read and written once per
 // block instead of once per column). Each entry's lane receives its updates
 // in increasing position, so every entry sees exactly the operations of the
 // one-column loop, which handles the last n mod C columns.
-template <class Op, bool Lower, int C>
+template <class Op, class T, bool Lower, int C>
 EXALA_SV_INLINE void axpy_block(const double* a, std::int64_t lda, std::int64_t n, bool unit,
                                 double* x, double* xa, double* xb, double* sa, double* sb,
                                 std::int64_t pos0) {
+  using V = typename T::reg;
   constexpr int L = Op::lanes;
+  constexpr int W = T::width;
   static_assert(C == 1 || C % L == 0, "blocks of whole lane cycles");
   double h[C], c[C];
   const double* col[C];
@@ -308,7 +346,7 @@ EXALA_SV_INLINE void axpy_block(const double* a, std::int64_t lda, std::int64_t 
     const std::int64_t l = pos % L;
     for (int q = r + 1; q < C; ++q) {  // the block's later entries
       const std::int64_t i = Lower ? pos0 + q : n - 1 - (pos0 + q);
-      Op::template update<double>(sa[l * n + i], sb[l * n + i], col[r][i], h[r], c[r]);
+      Op::template update<sd>(sa[l * n + i], sb[l * n + i], col[r][i], h[r], c[r]);
     }
   }
   // the entries after the block: indices [lo, hi)
@@ -318,49 +356,45 @@ EXALA_SV_INLINE void axpy_block(const double* a, std::int64_t lda, std::int64_t 
     const std::int64_t l = pos0 % L;
     double* ua = sa + l * n;
     double* ub = sb + l * n;
-    const v8 hv = splat(h[0]), cv = splat(c[0]);
+    const V hv = T::set1(h[0]), cv = T::set1(c[0]);
     std::int64_t i = lo;
-    for (; i + 8 <= hi; i += 8) {
-      v8 s, u, t;
-      vload(ua + i, s);
-      vload(ub + i, u);
-      vload(col[0] + i, t);
-      Op::template update<v8>(s, u, t, hv, cv);
-      vstore(ua + i, s);
-      vstore(ub + i, u);
+    for (; i + W <= hi; i += W) {
+      V s = T::load(ua + i), u = T::load(ub + i);
+      Op::template update<T>(s, u, T::load(col[0] + i), hv, cv);
+      T::store(ua + i, s);
+      T::store(ub + i, u);
     }
-    for (; i < hi; ++i) Op::template update<double>(ua[i], ub[i], col[0][i], h[0], c[0]);
+    for (; i < hi; ++i) Op::template update<sd>(ua[i], ub[i], col[0][i], h[0], c[0]);
   } else {
     std::int64_t i = lo;
-    for (; i + 8 <= hi; i += 8) {
-      v8 s[L], u[L];
+    for (; i + W <= hi; i += W) {
+      V s[L], u[L];
 #pragma GCC unroll 8
       for (int l = 0; l < L; ++l) {
-        vload(sa + l * n + i, s[l]);
-        vload(sb + l * n + i, u[l]);
+        s[l] = T::load(sa + l * n + i);
+        u[l] = T::load(sb + l * n + i);
       }
 #pragma GCC unroll 32
       for (int r = 0; r < C; ++r) {  // unrolled: the lane states stay in registers
-        v8 t;
-        vload(col[r] + i, t);
+        const V t = T::load(col[r] + i);
         __builtin_prefetch(col[r] + i + EXALA_SV_AHEAD);
-        Op::template update<v8>(s[r % L], u[r % L], t, splat(h[r]), splat(c[r]));
+        Op::template update<T>(s[r % L], u[r % L], t, T::set1(h[r]), T::set1(c[r]));
       }
 #pragma GCC unroll 8
       for (int l = 0; l < L; ++l) {
-        vstore(sa + l * n + i, s[l]);
-        vstore(sb + l * n + i, u[l]);
+        T::store(sa + l * n + i, s[l]);
+        T::store(sb + l * n + i, u[l]);
       }
     }
     for (; i < hi; ++i)
       for (int r = 0; r < C; ++r) {
         const int l = r % L;
-        Op::template update<double>(sa[l * n + i], sb[l * n + i], col[r][i], h[r], c[r]);
+        Op::template update<sd>(sa[l * n + i], sb[l * n + i], col[r][i], h[r], c[r]);
       }
   }
 }
 
-template <class Op, bool Lower, int C>
+template <class Op, class T, bool Lower, int C>
 void axpy_solve(const double* a, std::int64_t lda, std::int64_t n, bool unit, double* x,
                 double* xa, double* xb, double* st) {
   constexpr int L = Op::lanes;
@@ -372,27 +406,30 @@ void axpy_solve(const double* a, std::int64_t lda, std::int64_t n, bool unit, do
   }
   for (std::int64_t i = 0; i < n; ++i) sa[i] = x[i];  // lane 0 starts from b
   std::int64_t pos = 0;
-  for (; pos + C <= n; pos += C) axpy_block<Op, Lower, C>(a, lda, n, unit, x, xa, xb, sa, sb, pos);
-  for (; pos < n; ++pos) axpy_block<Op, Lower, 1>(a, lda, n, unit, x, xa, xb, sa, sb, pos);
+  for (; pos + C <= n; pos += C) axpy_block<Op, T, Lower, C>(a, lda, n, unit, x, xa, xb, sa, sb, pos);
+  for (; pos < n; ++pos) axpy_block<Op, T, Lower, 1>(a, lda, n, unit, x, xa, xb, sa, sb, pos);
 }
 
-// R: rows per dot-form block, C: columns per axpy-form block (the including
-// file's choice, for its register count; results do not depend on them).
-template <class Op, int R, int C>
+// T: the set's 8-lane traits; R: rows per dot-form block, C: columns per
+// axpy-form block (the including file's choice, for its register count;
+// results do not depend on them).
+template <class Op, class T, int R, int C>
 void solve(const exala::solvers_detail::kernel_args& k, double* x, double* work) {
+  static_assert(T::width == 8 && comp_op::lanes == exala::solvers_detail::comp_lanes,
+                "8 accumulation lanes in every kernel set (the same bits)");
   double* xa = work;
   double* xb = work + k.n;
   double* st = work + 2 * k.n;
   if (k.rows) {
     if (k.lower)
-      dot_solve<Op, true, R>(k.a, k.lda, k.n, k.unit, x, xa, xb);
+      dot_solve<Op, T, true, R>(k.a, k.lda, k.n, k.unit, x, xa, xb);
     else
-      dot_solve<Op, false, R>(k.a, k.lda, k.n, k.unit, x, xa, xb);
+      dot_solve<Op, T, false, R>(k.a, k.lda, k.n, k.unit, x, xa, xb);
   } else {
     if (k.lower)
-      axpy_solve<Op, true, C>(k.a, k.lda, k.n, k.unit, x, xa, xb, st);
+      axpy_solve<Op, T, true, C>(k.a, k.lda, k.n, k.unit, x, xa, xb, st);
     else
-      axpy_solve<Op, false, C>(k.a, k.lda, k.n, k.unit, x, xa, xb, st);
+      axpy_solve<Op, T, false, C>(k.a, k.lda, k.n, k.unit, x, xa, xb, st);
   }
 }
 

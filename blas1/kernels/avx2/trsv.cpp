@@ -1,59 +1,59 @@
-// The AVX2 kernel set: the same source compiled with -mavx2 -mfma (std::fma
-// becomes the FMA instruction). Chosen at run time from cpuid.
+// The AVX2 kernel set, trsv part: trsv_impl.hpp over two v256 registers per
+// 8 lanes (the set's traits, shared with its blas1 kernels), compiled with
+// -mavx2 -mfma. Chosen at run time from cpuid.
 #include <immintrin.h>
 
 #include <cmath>
 #include <cstdint>
 
+#include "exala/arith_simd.hpp"
 #include "trsv_kernels.hpp"
-
-// The 8-lane vector type never crosses a call (everything here is internal
-// and inlined), so GCC's notes about its calling convention do not apply.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 
 namespace exala::solvers_detail {
 namespace {
-// v8 as two AVX2 registers (a 64-byte vector extension type would be split
-// by the compiler through the stack).
-typedef double v4 __attribute__((vector_size(32)));
-struct v8 {
-  v4 lo, hi;
+#include "avx2/simd_traits.hpp"
+
+// 8 lanes as two v256 registers side by side (lanes 0-3 in lo, 4-7 in hi):
+// the operations of v256 on each half. A struct of two registers, not a
+// 64-byte vector type, which GCC would split through the stack.
+struct trsv256 {
+  struct reg {
+    __m256d lo, hi;
+  };
+  static constexpr int width = 2 * v256::width;
+  static reg zero() { return {v256::zero(), v256::zero()}; }
+  static reg set1(double x) { return {v256::set1(x), v256::set1(x)}; }
+  static reg load(const double* p) { return {v256::load(p), v256::load(p + 4)}; }
+  static reg load_rev(const double* p) { return {v256::load_rev(p), v256::load_rev(p - 4)}; }
+  static reg load_first(const double* p, int k) {  // 0 <= k <= 8
+    return {v256::load_first(p, k < 4 ? k : 4), v256::load_first(p + 4, k < 4 ? 0 : k - 4)};
+  }
+  static void store(double* p, reg v) {
+    v256::store(p, v.lo);
+    v256::store(p + 4, v.hi);
+  }
+  static reg add(reg a, reg b) { return {v256::add(a.lo, b.lo), v256::add(a.hi, b.hi)}; }
+  static reg sub(reg a, reg b) { return {v256::sub(a.lo, b.lo), v256::sub(a.hi, b.hi)}; }
+  static reg mul(reg a, reg b) { return {v256::mul(a.lo, b.lo), v256::mul(a.hi, b.hi)}; }
+  static reg neg(reg a) { return {v256::neg(a.lo), v256::neg(a.hi)}; }
+  static reg fmadd(reg a, reg b, reg c) {
+    return {v256::fmadd(a.lo, b.lo, c.lo), v256::fmadd(a.hi, b.hi, c.hi)};
+  }
+  static reg fmsub(reg a, reg b, reg c) {
+    return {v256::fmsub(a.lo, b.lo, c.lo), v256::fmsub(a.hi, b.hi, c.hi)};
+  }
+  static reg fnmadd(reg a, reg b, reg c) {
+    return {v256::fnmadd(a.lo, b.lo, c.lo), v256::fnmadd(a.hi, b.hi, c.hi)};
+  }
+  static reg sum(reg a, reg b) { return add(a, b); }
+  static reg diff(reg a, reg b) { return sub(a, b); }
 };
-#define EXALA_SV_V8 inline __attribute__((always_inline))
-EXALA_SV_V8 v8 operator+(const v8& a, const v8& b) { return {a.lo + b.lo, a.hi + b.hi}; }
-EXALA_SV_V8 v8 operator-(const v8& a, const v8& b) { return {a.lo - b.lo, a.hi - b.hi}; }
-EXALA_SV_V8 v8 operator*(const v8& a, const v8& b) { return {a.lo * b.lo, a.hi * b.hi}; }
-EXALA_SV_V8 v8 operator-(const v8& a) { return {-a.lo, -a.hi}; }
-EXALA_SV_V8 v8 vfma(const v8& a, const v8& b, const v8& c) {
-  return {_mm256_fmadd_pd(a.lo, b.lo, c.lo), _mm256_fmadd_pd(a.hi, b.hi, c.hi)};
-}
-EXALA_SV_V8 void vload(const double* p, v8& v) {
-  __builtin_memcpy(&v.lo, p, sizeof v.lo);
-  __builtin_memcpy(&v.hi, p + 4, sizeof v.hi);
-}
-EXALA_SV_V8 void vload_rev(const double* p, v8& v) {  // lanes p[0], p[-1], ..., p[-7]
-  v4 a, b;
-  __builtin_memcpy(&a, p - 3, sizeof a);
-  __builtin_memcpy(&b, p - 7, sizeof b);
-  v.lo = __builtin_shufflevector(a, a, 3, 2, 1, 0);
-  v.hi = __builtin_shufflevector(b, b, 3, 2, 1, 0);
-}
-EXALA_SV_V8 void vstore(double* p, const v8& v) {
-  __builtin_memcpy(p, &v.lo, sizeof v.lo);
-  __builtin_memcpy(p + 4, &v.hi, sizeof v.hi);
-}
-EXALA_SV_V8 v8 splat(double x) { return {v4{x, x, x, x}, v4{x, x, x, x}}; }
-EXALA_SV_V8 void set_lane0(v8& v, double b) { v.lo[0] = b; }
-EXALA_SV_V8 v8 vsum(const v8& a, const v8& b) { return a + b; }
-EXALA_SV_V8 v8 vdiff(const v8& a, const v8& b) { return a - b; }
-#undef EXALA_SV_V8
+
 #include "trsv_impl.hpp"
 }  // namespace
 
-void comp_solve_avx2(const kernel_args& k, double* x, double* work) { solve<comp_op, 2, 1>(k, x, work); }
-void dd_solve_avx2(const kernel_args& k, double* x, double* work) { solve<dd_op, 4, 4>(k, x, work); }
+void comp_solve_avx2(const kernel_args& k, double* x, double* work) { solve<comp_op, trsv256, 2, 1>(k, x, work); }
+void dd_solve_avx2(const kernel_args& k, double* x, double* work) { solve<dd_op, trsv256, 4, 4>(k, x, work); }
 const trsv_kernels trsv_avx2{comp_solve_avx2, dd_solve_avx2};
 
 }  // namespace exala::solvers_detail
