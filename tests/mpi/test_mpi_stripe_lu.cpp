@@ -69,6 +69,7 @@
 
 #include "exala/mpi.hpp"
 #include "exala/stripe_lu.hpp"
+#include "stripe/factor_loop.hpp"
 #include "stripe/store.hpp"
 #include "stripe_test_engine.hpp"
 
@@ -557,6 +558,40 @@ BOOST_AUTO_TEST_CASE(in_memory_singular_pivot_everywhere, *ut::precondition(cpu_
     lu.solve(1, y.data(), n);
     BOOST_TEST(std::memcmp(x.data(), y.data(), std::size_t(n) * 8) == 0, "K = " << K);
   }
+}
+
+BOOST_AUTO_TEST_CASE(in_memory_failed_sweep_fails_every_rank, *ut::precondition(cpu_only)) {
+  // Lookahead keeps no per-step agreement: a rank whose sweep fails (an
+  // injected fault on the sweep's thread) keeps taking part in the steps'
+  // broadcasts and fails the next step it owns, or the agreement after the
+  // loop. Every rank must throw - the failed rank its own error, the others
+  // remote_error naming it - and the ranks must stay in step for the next
+  // call. n = 40, S = 8: 5 stripes; faults at the first step (the failed rank
+  // owns later stripes) and the last ones (it owns none: the final agreement).
+  const i64 n = 40, S = 8;
+  const auto A = test_matrix(n, 13);
+  const auto opt = base_options(S, 4);
+  const int P = t::size();
+  for (const i64 step : {0, 2, 3, 4})
+    for (int bad = 0; bad < P; ++bad) {
+      if (t::rank() == bad) exala::detail::stripe::inject_sweep_fault(step);
+      const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt); });
+      exala::detail::stripe::inject_sweep_fault(-1);
+      // The fault fires at that step on rank `bad` whether or not it has a
+      // stripe left to sweep.
+      const std::string want = t::rank() == bad
+                                   ? "other:exala: stripe LU: injected sweep fault at step " + std::to_string(step)
+                                   : "remote:" + std::to_string(bad);
+      BOOST_TEST(got == want, "step " << step << ", bad rank " << bad << ", rank " << t::rank() << ": " << got);
+      // In step: a second factorization on the same communicator gives the
+      // one-process bits.
+      exala::stripe_lu ref(n, A.data(), n, opt);
+      exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
+      std::vector<double> x(std::size_t(n), 1.0), y = x;
+      ref.solve(1, x.data(), n);
+      lu.solve(1, y.data(), n);
+      BOOST_TEST(std::memcmp(x.data(), y.data(), std::size_t(n) * 8) == 0, "step " << step << ", bad " << bad);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(in_memory_bad_input, *ut::precondition(cpu_only)) {

@@ -92,6 +92,11 @@ std::unique_ptr<stripe_cache> driver_state::whole_stripes(std::function<void(i64
 // every rank throws). A rank whose sweep fails stops sweeping but keeps
 // taking part in the broadcasts; it fails the next step it owns, or, at the
 // latest, the agreement after the loop, so no rank is left waiting.
+namespace {
+std::atomic<i64> sweep_fault_step{-1};
+}
+void inject_sweep_fault(i64 step) { sweep_fault_step = step; }
+
 void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
                       const own_stripe_fn& own, i64* ipiv) {
   const i64 n = f.n, S = f.S, N = f.N;
@@ -135,6 +140,9 @@ void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
     if (next && d.mine(J + 1)) next->run([&] { factor(J + 1); });
     if (!failed) try {
         d.overlap([&] {
+          i64 at = J;
+          if (sweep_fault_step.compare_exchange_strong(at, -1))
+            throw error("exala: stripe LU: injected sweep fault at step " + std::to_string(J));
           for (i64 I = d.first_own(J + 2); I < N; I += d.ranks()) apply_pivot_stripe(e, p, c0, own(I));
         });
       } catch (...) {
