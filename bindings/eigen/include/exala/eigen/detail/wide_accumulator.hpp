@@ -94,7 +94,7 @@ class fixed_accumulator {
     using u128 = unsigned __int128;
     std::uint64_t limb[3] = {0, 0, 0};
     int e = 0;
-    std::uint64_t m[3];
+    std::uint64_t m[3] = {0, 0, 0};  // (only m[0..n) are read; GCC cannot tell)
     for (int k = 0; k < n; ++k) {
       const std::uint64_t bits = std::bit_cast<std::uint64_t>(f[k]);
       const int biased = static_cast<int>((bits >> 52) & 0x7ff);
