@@ -186,7 +186,10 @@ using row_source = std::function<void(std::int64_t row0, std::int64_t rows, doub
 // own engine. When pivot stripe J is factored, its owner broadcasts it (the
 // factored rows, columns [J*S, n); local pivoting keeps the row interchanges
 // inside the stripe, so only the owner needs them); every rank eliminates it from
-// the later stripes it owns. Each stripe therefore receives the same
+// the later stripes it owns. In memory on the CPU engine this runs with
+// lookahead: the owner of stripe J + 1 eliminates J from it and factors it
+// first, and its broadcast travels while every rank sweeps J through its
+// other stripes, with no barrier between steps. Each stripe therefore receives the same
 // sequence of engine calls as in the single-process stripe LU, and the
 // factors, the solution and the refined solution have the same bits as
 // exala::stripe_lu with the same (S, S', pivoting, engine), for any rank count.
