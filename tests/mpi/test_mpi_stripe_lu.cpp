@@ -532,6 +532,21 @@ BOOST_AUTO_TEST_CASE(in_memory_sizes_and_parameters, *ut::precondition(cpu_only)
   check_in_memory(120, base_options(24, 8), 9, true, 2, "graded n = 120 (cond ~1e12)");
 }
 
+namespace {
+// After a factorization that failed on every rank, the ranks are still in
+// step: a factorization of the regular A on the same communicator gives the
+// one-process bits.
+void check_still_in_step(i64 n, const std::vector<double>& A, const exala::stripe_lu_options& opt,
+                         const std::string& tag) {
+  exala::stripe_lu ref(n, A.data(), n, opt);
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
+  std::vector<double> x(std::size_t(n), 1.0), y = x;
+  ref.solve(1, x.data(), n);
+  lu.solve(1, y.data(), n);
+  BOOST_TEST(std::memcmp(x.data(), y.data(), std::size_t(n) * 8) == 0, tag);
+}
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(in_memory_singular_pivot_everywhere, *ut::precondition(cpu_only)) {
   // Stripe K has a zero row: its factorization meets an exact zero pivot.
   // Every rank throws singular_pivot with the single process's message.
@@ -548,15 +563,7 @@ BOOST_AUTO_TEST_CASE(in_memory_singular_pivot_everywhere, *ut::precondition(cpu_
     BOOST_TEST(want.find("zero pivot") != std::string::npos, "K = " << K << ": " << want);
     const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt); });
     BOOST_TEST(got == want, "K = " << K << ", rank " << t::rank() << ": " << got);
-    // The ranks stay in step after the error: a second factorization of a
-    // regular matrix on the same communicator gives the one-process bits.
-    const auto B = test_matrix(n, 12);
-    exala::stripe_lu ref(n, B.data(), n, opt);
-    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(B, n), opt);
-    std::vector<double> x(std::size_t(n), 1.0), y = x;
-    ref.solve(1, x.data(), n);
-    lu.solve(1, y.data(), n);
-    BOOST_TEST(std::memcmp(x.data(), y.data(), std::size_t(n) * 8) == 0, "K = " << K);
+    check_still_in_step(n, test_matrix(n, 12), opt, "K = " + std::to_string(K));
   }
 }
 
@@ -583,14 +590,7 @@ BOOST_AUTO_TEST_CASE(in_memory_failed_sweep_fails_every_rank, *ut::precondition(
                                    ? "other:exala: stripe LU: injected sweep fault at step " + std::to_string(step)
                                    : "remote:" + std::to_string(bad);
       BOOST_TEST(got == want, "step " << step << ", bad rank " << bad << ", rank " << t::rank() << ": " << got);
-      // In step: a second factorization on the same communicator gives the
-      // one-process bits.
-      exala::stripe_lu ref(n, A.data(), n, opt);
-      exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
-      std::vector<double> x(std::size_t(n), 1.0), y = x;
-      ref.solve(1, x.data(), n);
-      lu.solve(1, y.data(), n);
-      BOOST_TEST(std::memcmp(x.data(), y.data(), std::size_t(n) * 8) == 0, "step " << step << ", bad " << bad);
+      check_still_in_step(n, A, opt, "step " + std::to_string(step) + ", bad " + std::to_string(bad));
     }
 }
 

@@ -363,7 +363,8 @@ refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, st
 
 }  // namespace exala::detail::stripe
 
-// n = 8000 on the 2-core machine (bench/README.md, "Default stripe height"):
+// n = 8000 on the 2-core machine (bench/README.md, MPI section, "The default
+// stripe height"):
 // one process in core, S = 768 and 1024 within noise of each other against
 // dgetrf; two MPI ranks, S = 768 gives 4.15-4.25 s for the factorization
 // loop against 4.50-4.52 s with 1024 (n = 4000: S = 512, 0.63-0.66 s

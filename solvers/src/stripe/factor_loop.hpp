@@ -158,10 +158,10 @@ using own_stripe_fn = std::function<block(std::int64_t J)>;
 // of J). ipiv + J*S: stripe J's in-stripe pivots (set on its owner).
 void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
                       const own_stripe_fn& own, std::int64_t* ipiv);
-// Test hook: this process's next factor_in_memory fails in its sweep of
-// step `step` (on the sweep's thread, after the step's broadcast started),
-// throwing exala::error("... injected sweep fault ..."); once. Negative:
-// off.
+// Test hook: the first factor_in_memory of this process that reaches step
+// `step` fails in its sweep of that step (on the sweep's thread, after the
+// step's broadcast started), throwing exala::error("... injected sweep
+// fault ..."); the hook then disarms itself. Negative: off.
 void inject_sweep_fault(std::int64_t step);
 
 // In memory on a device engine, by pivot groups of up to `cap` stripes (0: as
