@@ -47,10 +47,14 @@ namespace exala::mpi {
 
 namespace dist {
 
+namespace {
+// The most doubles one broadcast call moves (its count is an int).
+constexpr i64 bcast_piece = i64(1) << 28;
+}  // namespace
+
 void bcast_doubles(MPI_Comm comm, int root, double* p, i64 count) {
-  constexpr i64 piece = i64(1) << 28;
-  for (i64 off = 0; off < count; off += piece)
-    MPI_Bcast(p + off, int(std::min(piece, count - off)), MPI_DOUBLE, root, comm);
+  for (i64 off = 0; off < count; off += bcast_piece)
+    MPI_Bcast(p + off, int(std::min(bcast_piece, count - off)), MPI_DOUBLE, root, comm);
 }
 
 namespace {
@@ -105,7 +109,7 @@ void owner_step(MPI_Comm comm, int root, double threshold, const std::function<v
 }
 
 // distribution::async_step over MPI_Ibcast: the outcome's head, then the
-// columns in pieces of at most 2^28 doubles, posted in that order on every
+// columns in pieces of at most bcast_piece doubles, posted in that order on every
 // rank (the others at begin_step, root after its step).
 class rank_async_step final : public st::distribution::async_step {
  public:
@@ -139,12 +143,12 @@ class rank_async_step final : public st::distribution::async_step {
 
  private:
   void post() {
-    constexpr i64 piece = i64(1) << 28;
     req_.emplace_back();
     MPI_Ibcast(out_.head, 4, MPI_INT64_T, root_, comm_, &req_.back());
-    for (i64 off = 0; off < count_; off += piece) {
+    for (i64 off = 0; off < count_; off += bcast_piece) {
       req_.emplace_back();
-      MPI_Ibcast(p_ + off, int(std::min(piece, count_ - off)), MPI_DOUBLE, root_, comm_, &req_.back());
+      MPI_Ibcast(p_ + off, int(std::min(bcast_piece, count_ - off)), MPI_DOUBLE, root_, comm_,
+                 &req_.back());
     }
     d_.remember(this);
   }
@@ -213,9 +217,7 @@ std::unique_ptr<st::distribution::async_step> rank_distribution::begin_step(int 
   return std::make_unique<rank_async_step>(*this, comm_, root, threshold, p, count);
 }
 
-void rank_distribution::remember(rank_async_step* s) {
-  if (std::find(live_.begin(), live_.end(), s) == live_.end()) live_.push_back(s);
-}
+void rank_distribution::remember(rank_async_step* s) { live_.push_back(s); }  // once per step: post()
 
 void rank_distribution::forget(rank_async_step* s) { std::erase(live_, s); }
 
