@@ -451,8 +451,11 @@ void stripe_lu::impl::factor_in_memory() {
 void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
   dist::rank_distribution d(comm);
   std::unique_ptr<st::dense_engine> e;
+  // Out of core: read with the lu_ stripes by the cache's I/O threads, so
+  // declared before the cache (which joins them): an error that leaves this
+  // function while a stripe is still being read must not free piv first.
+  std::vector<i64> piv;
   std::unique_ptr<st::stripe_cache> cache;
-  std::vector<i64> piv;  // out of core: read with the lu_ stripes
   auto prepare = [&](const std::vector<i64>& plan) {
     e = st::make_cpu_engine(opt.threads);
     if (in_core) return;
