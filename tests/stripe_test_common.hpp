@@ -1,6 +1,6 @@
 // tests/stripe_test_common.hpp - helpers of the stripe LU suite
-// (test_stripe_lu.cpp, built as test_stripe_lu, test_stripe_fakedev and
-// test_stripe_cuda): scratch directories, random matrices, the LAPACK dgesv_
+// (test_stripe_lu.cpp, built once per engine and rank count): scratch
+// directories (one process's), random matrices, the LAPACK dgesv_
 // comparison, bit equality, and the MPFR backward error.
 // Each suite includes it once (its definitions live in an unnamed namespace).
 #pragma once

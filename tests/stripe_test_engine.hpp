@@ -1,5 +1,5 @@
 // tests/stripe_test_engine.hpp - the engine of a stripe-LU suite that is built
-// once per engine (test_stripe_lu.cpp, mpi/test_mpi_stripe_lu.cpp):
+// once per engine and rank count (test_stripe_lu.cpp):
 // EXALA_TEST_FAKE_DEVICE: the fake device of fake_device_engine.hpp,
 // registered as "cuda"; EXALA_TEST_ENGINE_CUDA: the CUDA engine; neither: the
 // CPU engine. The engine cases set test_engine() in their options.

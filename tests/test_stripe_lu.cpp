@@ -1,20 +1,42 @@
 // tests/test_stripe_lu.cpp - the stripe LU solver end to end, one source run
-// over the engines as the BLAS suites run over every backend: in-core and
-// out-of-core factorizations and solves, reproducibility, refinement, resume
-// after a failure, corrupted files, bad parameters, the ends of the double
-// range. Built three times (tests/CMakeLists.txt); test_engine() names the
-// engine that the engine cases set in their options:
-// - test_stripe_lu: the CPU engine. The cases whose subject does not depend
-//   on the engine (the host cache, the reader, the stored solution, the
-//   backward-error formula, the refinement loop) run here only.
-// - test_stripe_fakedev (EXALA_TEST_FAKE_DEVICE; label unit, CI): the fake
-//   device of fake_device_engine.hpp, registered as "cuda": the device driver
-//   path (slots, pivot groups, streamed stripes, out of core, resume) with
-//   the CPU engine's arithmetic, and every dense call on device memory.
-// - test_stripe_cuda (EXALA_TEST_ENGINE_CUDA; label cuda): the CUDA engine
-//   (cuBLAS / cuSOLVER, exala::gpu_cuda), run on the GPU machine. Without a
-//   device every engine case is skipped and says so.
-// The MPI builds of the same idea: tests/mpi/test_mpi_stripe_lu.cpp.
+// over {engine} x {rank count}, as the BLAS suites run over every backend:
+// in-core and out-of-core factorizations and solves, reproducibility,
+// refinement, resume after a failure, corrupted files, bad parameters, the
+// ends of the double range; and, distributed, bit equality with one process
+// and the ranks' agreement on every error.
+//
+// The engine (test_engine(), set by the engine cases in their options):
+// - the CPU engine (no macro);
+// - EXALA_TEST_FAKE_DEVICE: the fake device of fake_device_engine.hpp,
+//   registered as "cuda": the device driver path (slots, pivot groups,
+//   streamed stripes, out of core, resume) with the CPU engine's arithmetic,
+//   and every dense call on device memory (label unit, CI);
+// - EXALA_TEST_ENGINE_CUDA: the CUDA engine (cuBLAS / cuSOLVER,
+//   exala::gpu_cuda), run on the GPU machine (label cuda). Without a device
+//   every engine case is skipped (one process) or fails on every rank with
+//   the engine's error (MPI), and says why.
+// The rank count (the front, lu_under_test below):
+// - one process (no macro): exala::stripe_lu; builds test_stripe_lu,
+//   test_stripe_fakedev, test_stripe_cuda (tests/CMakeLists.txt);
+// - EXALA_TEST_MPI: exala::mpi::stripe_lu over MPI_COMM_WORLD, run under
+//   mpirun -np 1..4; builds test_mpi_stripe_lu, test_mpi_stripe_fakedev,
+//   test_mpi_stripe_cuda (tests/mpi/stripe_lu.cmake).
+//
+// Which case runs where:
+// - The in-core cases (suites in_core and range) run through the front in
+//   every build: against LAPACK and MPFR on one process and on every rank
+//   (the distributed LU has local pivoting only: asked for partial
+//   pivoting it must refuse, naming `pivot`).
+// - The out-of-core cases of the one-process front (suites out_of_core and
+//   the out-of-core halves of range) run on one process; their distributed
+//   counterparts are the suite `distributed`, which compares the distributed
+//   LU with the one-process LU bit for bit (in memory and out of core,
+//   resume, scaled systems) and checks that every rank agrees on every
+//   error (singular pivots, bad or mismatched arguments, write faults, a
+//   failed sweep). It runs in the MPI builds only.
+// - The cases whose subject depends on neither the engine nor the rank count
+//   (the host cache, the reader, the stored solution, the backward-error
+//   formula, the refinement loop) run once, in test_stripe_lu.
 //
 // Oracles:
 //  * LAPACK dgesv_ (the solution agrees within a bound set by the condition
@@ -23,11 +45,18 @@
 //  * bit equality between configurations of one engine that must give the
 //    same bits: in core vs out of core, every cache size (down to the
 //    minimum), order, meta-stripe count, pivot-slot count, thread count,
-//    I/O-thread count, and a run that failed (injected full disk) and was
-//    resumed. The fake device gives the CPU engine's bits; a CUDA engine
-//    gives its own, so no case compares the bits of two engines.
+//    I/O-thread count, rank count, and a run that failed (injected full
+//    disk, a failed rank) and was resumed. The fake device gives the CPU
+//    engine's bits; a CUDA engine gives its own, so no case compares the
+//    bits of two engines.
+#ifdef EXALA_TEST_MPI
+#define BOOST_TEST_MODULE exala_mpi_stripe_lu
+#include "mpi_test_main.hpp"  // MPI_Init / MPI_Finalize around the cases
+#include "stripe_test_systems.hpp"
+#else
 #define BOOST_TEST_MODULE exala_stripe_lu
 #include <boost/test/unit_test.hpp>
+#endif
 
 #include <unistd.h>
 
@@ -41,6 +70,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -54,6 +84,10 @@
 #include "stripe/store.hpp"
 #include "stripe_test_common.hpp"
 #include "stripe_test_engine.hpp"
+#ifdef EXALA_TEST_MPI
+#include "exala/mpi.hpp"
+#include "stripe/factor_loop.hpp"
+#endif
 
 BOOST_TEST_DONT_PRINT_LOG_VALUE(exala::detail::stripe::stripe_state)
 
@@ -80,21 +114,73 @@ struct has_device {
   }
 };
 
-// Subjects that do not depend on the engine run once, on the CPU engine.
-const only_if engine_independent{!on_device, "engine-independent: run by test_stripe_lu only"};
+// ---- the front: the LU under test, on one process or distributed ----
+#ifdef EXALA_TEST_MPI
+constexpr bool distributed = true;
+using lu_under_test = exala::mpi::stripe_lu;
+
+// Every rank holds the whole matrix and hands the LU the rows it asks for.
+lu_under_test make_lu(i64 n, const double* a, i64 lda, const exala::stripe_lu_options& o) {
+  const exala::mpi::row_source rows = [n, a, lda](i64 r0, i64 m, double* dst, i64 ld) {
+    for (i64 j = 0; j < n; ++j)
+      for (i64 i = 0; i < m; ++i) dst[i + j * ld] = a[r0 + i + j * lda];
+  };
+  return lu_under_test(MPI_COMM_WORLD, n, rows, o);
+}
+#else
+constexpr bool distributed = false;
+using lu_under_test = exala::stripe_lu;
+
+lu_under_test make_lu(i64 n, const double* a, i64 lda, const exala::stripe_lu_options& o) {
+  return lu_under_test(n, a, lda, o);
+}
+#endif
+
+// Whether this rank owns a stripe of an LU of order n (one process: yes
+// unless n = 0), i.e. runs dense calls of its own.
+bool owns_a_stripe(const lu_under_test& lu) {
+#ifdef EXALA_TEST_MPI
+  return exala_mpi_test::rank() * lu.stripe_height() < lu.n();
+#else
+  return lu.n() > 0;
+#endif
+}
+
+// Work done once per check, not on every rank (the MPFR residuals).
+bool on_first_rank() {
+#ifdef EXALA_TEST_MPI
+  return exala_mpi_test::rank() == 0;
+#else
+  return true;
+#endif
+}
+
+// Subjects that depend on neither the engine nor the rank count run once, on
+// the CPU engine and one process.
+const only_if engine_independent{!on_device && !distributed,
+                                 "engine- and rank-independent: run by test_stripe_lu only"};
+// The one-process front's out-of-core cases; the distributed ones are in the
+// suite `distributed`.
+const only_if one_process{!distributed,
+                          "one-process out of core: the distributed out-of-core cases are the "
+                          "suite distributed"};
 
 // The fake device's counters around a factorization: it uploaded stripes,
 // and every dense call had device operands. (Nothing to check on the CPU or
-// on CUDA.)
+// on CUDA.) computes: whether this rank owns a stripe (a rank without one
+// may have nothing to upload or compute).
 struct device_use {
 #ifdef EXALA_TEST_FAKE_DEVICE
   long calls0 = fake_dense_calls, foreign0 = fake_foreign_calls, uploads0 = fake_uploads;
 #endif
-  void check() const {
+  void check(bool computes = true) const {
 #ifdef EXALA_TEST_FAKE_DEVICE
+    BOOST_TEST(fake_foreign_calls == foreign0);
+    if (!computes) return;
     BOOST_TEST(fake_uploads > uploads0);
     BOOST_TEST(fake_dense_calls > calls0);
-    BOOST_TEST(fake_foreign_calls == foreign0);
+#else
+    (void)computes;
 #endif
   }
 };
@@ -365,7 +451,7 @@ BOOST_AUTO_TEST_CASE(unknown_engine_names_the_argument) {
   exala::stripe_lu_options o;
   o.engine = "tpu";
   const auto a = random_matrix(4, 4, 1);
-  BOOST_CHECK_EXCEPTION(exala::stripe_lu(4, a.data(), 4, o), exala::invalid_argument,
+  BOOST_CHECK_EXCEPTION(make_lu(4, a.data(), 4, o), exala::invalid_argument,
                         [](const exala::invalid_argument& e) {
                           return std::string(e.what()).find("engine") != std::string::npos;
                         });
@@ -377,7 +463,8 @@ BOOST_AUTO_TEST_SUITE(in_core, *ut::precondition(has_device()))
 
 // LAPACK's solution, and the refined backward error <= 2u; the report names
 // the engine (and its device), and on the fake device every dense call of
-// the factorization had device operands.
+// the factorization had device operands. Distributed: local pivoting only
+// (partial pivoting is refused, naming the argument).
 BOOST_AUTO_TEST_CASE(matches_dgesv_and_refines_to_2u) {
   struct cfg {
     i64 n, S, Sp;
@@ -395,9 +482,14 @@ BOOST_AUTO_TEST_CASE(matches_dgesv_and_refines_to_2u) {
       auto b = random_matrix(c.n, nrhs, unsigned(c.n) + 7);
       auto o = opts(c.S, c.Sp);
       o.pivot = c.p;
+      if (distributed && c.p == P) {
+        BOOST_CHECK_EXCEPTION(make_lu(c.n, a.data(), c.n, o), exala::invalid_argument,
+                              [](const exala::invalid_argument& e) { return e.argument() == "pivot"; });
+        continue;
+      }
       const device_use use;
-      exala::stripe_lu lu(c.n, a.data(), c.n, o);
-      use.check();
+      const auto lu = make_lu(c.n, a.data(), c.n, o);
+      use.check(owns_a_stripe(lu));
       BOOST_TEST(lu.report().engine == test_engine());
       BOOST_TEST(lu.report().device.empty() == !on_device);
       std::vector<double> x = b;
@@ -415,7 +507,7 @@ BOOST_AUTO_TEST_CASE(matches_dgesv_and_refines_to_2u) {
       BOOST_TEST(max_rel_diff(xr, ref) < 1e-8);
 #ifdef EXALA_TEST_HAVE_MPFR
       // Up to n = 600: the MPFR residual's cost grows as n^2 at 4400 bits.
-      for (i64 k = 0; k < nrhs && c.n <= 600; ++k)
+      for (i64 k = 0; k < nrhs && c.n <= 600 && on_first_rank(); ++k)
         BOOST_TEST(mpfr_backward_error(c.n, a, b.data() + k * c.n, xr.data() + k * c.n) <= 2 * u);
 #endif
     }
@@ -433,14 +525,14 @@ BOOST_AUTO_TEST_CASE(bits_do_not_depend_on_pivot_slots,
   const auto b = random_matrix(n, 1, 12);
   auto o = opts(96, 40);
   std::vector<double> x0 = b;
-  exala::stripe_lu(n, a.data(), n, o).solve(1, x0.data(), n);
+  make_lu(n, a.data(), n, o).solve(1, x0.data(), n);
   for (i64 meta : {1, 2, 3}) {
     BOOST_TEST_CONTEXT("meta " << meta) {
       o.order = exala::stripe_order::meta_zigzag;
       o.meta = meta;
       const device_use use;
-      exala::stripe_lu lu(n, a.data(), n, o);
-      use.check();
+      const auto lu = make_lu(n, a.data(), n, o);
+      use.check(owns_a_stripe(lu));
       BOOST_TEST(lu.report().meta == meta);
       std::vector<double> x = b;
       lu.solve(1, x.data(), n);
@@ -457,7 +549,7 @@ BOOST_AUTO_TEST_CASE(bits_do_not_depend_on_threads) {
   for (int threads : {1, 2, 3, 4}) {
     auto o = opts(80, 24);
     o.threads = threads;
-    exala::stripe_lu lu(n, a.data(), n, o);
+    const auto lu = make_lu(n, a.data(), n, o);
     std::vector<double> x(static_cast<std::size_t>(n));
     lu.solve_refined(1, b.data(), n, x.data(), n, 5);
     if (first.empty()) first = x;
@@ -470,10 +562,11 @@ BOOST_AUTO_TEST_CASE(singular_and_bad_input) {
   auto a = random_matrix(n, n, 9);
   for (i64 i = 0; i < n; ++i) a[std::size_t(i + 17 * n)] = 0.0;  // column 17 is zero
   for (auto p : {exala::pivoting::local, exala::pivoting::partial}) {
+    if (distributed && p == exala::pivoting::partial) continue;  // refused: matches_dgesv_...
     auto o = opts(16, 8);
     o.pivot = p;
     try {
-      exala::stripe_lu lu(n, a.data(), n, o);
+      make_lu(n, a.data(), n, o);
       BOOST_FAIL("no exception");
     } catch (const exala::singular_pivot& e) {
       BOOST_TEST(e.column() == 17);
@@ -482,7 +575,7 @@ BOOST_AUTO_TEST_CASE(singular_and_bad_input) {
   auto good = random_matrix(n, n, 10);
   auto bad = [&](exala::stripe_lu_options o, const char* arg) {
     try {
-      exala::stripe_lu lu(n, good.data(), n, o);
+      make_lu(n, good.data(), n, o);
       BOOST_FAIL("no exception for " << arg);
     } catch (const exala::invalid_argument& e) {
       BOOST_TEST(e.argument() == arg);
@@ -509,10 +602,19 @@ BOOST_AUTO_TEST_CASE(singular_and_bad_input) {
   o = opts(16, 8);
   o.pivot_threshold = std::nan("");
   bad(o, "pivot_threshold");
-  BOOST_CHECK_THROW(exala::stripe_lu(n, good.data(), n - 1, engine_opts()), exala::invalid_argument);
-  BOOST_CHECK_THROW(exala::stripe_lu(-1, good.data(), 1, engine_opts()), exala::invalid_argument);
-  good[5] = std::numeric_limits<double>::infinity();
-  BOOST_CHECK_THROW(exala::stripe_lu(n, good.data(), n, engine_opts()), exala::invalid_argument);
+  // (The distributed LU takes rows from a callback: no lda to check.)
+  if (!distributed)
+    BOOST_CHECK_THROW(make_lu(n, good.data(), n - 1, engine_opts()), exala::invalid_argument);
+  BOOST_CHECK_THROW(make_lu(-1, good.data(), 1, engine_opts()), exala::invalid_argument);
+  good[5] = std::numeric_limits<double>::infinity();  // row 5: stripe 0
+#ifdef EXALA_TEST_MPI
+  // Stripe 0's owner (rank 0) names the argument; the others report its failure.
+  if (exala_mpi_test::rank() != 0) {
+    BOOST_CHECK_THROW(make_lu(n, good.data(), n, engine_opts()), exala::mpi::remote_error);
+    return;
+  }
+#endif
+  BOOST_CHECK_THROW(make_lu(n, good.data(), n, engine_opts()), exala::invalid_argument);
 }
 
 // A zero column in a later stripe, with no pivot threshold: the singular
@@ -523,7 +625,7 @@ BOOST_AUTO_TEST_CASE(singular_pivot_is_named) {
   for (i64 i = 0; i < n; ++i) a[std::size_t(i + 150 * n)] = 0;  // column 150 is zero
   auto o = opts(64, 16);
   o.pivot_threshold = 0;
-  BOOST_CHECK_EXCEPTION(exala::stripe_lu(n, a.data(), n, o), exala::singular_pivot,
+  BOOST_CHECK_EXCEPTION(make_lu(n, a.data(), n, o), exala::singular_pivot,
                         [](const exala::singular_pivot& e) { return e.column() == 150; });
 }
 
@@ -532,7 +634,7 @@ BOOST_AUTO_TEST_CASE(singular_pivot_is_named) {
 BOOST_AUTO_TEST_CASE(empty_system) {
   const double none = 0;
   double b = 1, x = 7;
-  exala::stripe_lu lu(0, &none, 1, engine_opts());
+  const auto lu = make_lu(0, &none, 1, engine_opts());
   BOOST_TEST(lu.n() == 0);
   lu.solve(1, &b, 1);
   const auto rr = lu.solve_refined(1, &b, 1, &x, 1, 5);
@@ -544,7 +646,7 @@ BOOST_AUTO_TEST_SUITE_END()
 
 // ----------------------------------------------------------- out of core
 
-BOOST_AUTO_TEST_SUITE(out_of_core, *ut::precondition(has_device()))
+BOOST_AUTO_TEST_SUITE(out_of_core, *ut::precondition(has_device()) * ut::precondition(one_process))
 
 // Every configuration gives the in-core bits of its engine: caches that
 // evict (down to the minimum) or hold everything, every order, meta counts,
@@ -950,7 +1052,7 @@ BOOST_AUTO_TEST_CASE(two_by_two_near_overflow) {
   const std::vector<double> want{1e308, -0.5 * 1e308};  // exact: x2 = (b2 - b1) / 4
   temp_dir d("two");
   write_system(d.str(), n, a, b, 1, 1);
-  auto check = [&](const exala::stripe_lu& lu, const std::string& what) {
+  auto check = [&](const auto& lu, const std::string& what) {
     BOOST_TEST_CONTEXT(what) {
       BOOST_TEST(lu.report().matrix_scale == 0);
       std::vector<double> x = b;
@@ -970,10 +1072,12 @@ BOOST_AUTO_TEST_CASE(two_by_two_near_overflow) {
     }
   };
   for (auto p : {exala::pivoting::local, exala::pivoting::partial}) {
+    if (distributed && p == exala::pivoting::partial) continue;  // local pivoting only
     auto o = opts(1, 1);
     o.pivot = p;
-    check(exala::stripe_lu(n, a.data(), n, o), "in core, " + std::string(exala::to_string(p)));
+    check(make_lu(n, a.data(), n, o), "in core, " + std::string(exala::to_string(p)));
   }
+  if (distributed) return;  // out of core on one process (distributed: suite distributed)
   auto o = opts(1, 1);
   o.cache_bytes = 3 * 16;
   check(exala::stripe_lu({d.str()}, o), "out of core");
@@ -988,7 +1092,7 @@ BOOST_AUTO_TEST_CASE(scaled_random_systems_keep_their_bits) {
   const i64 n = 60, S = 16, Sp = 8, nrhs = 2;
   const auto a0 = random_matrix(n, n, 60);
   const auto b0 = random_matrix(n, nrhs, 61);
-  const exala::stripe_lu lu0(n, a0.data(), n, opts(S, Sp));
+  const auto lu0 = make_lu(n, a0.data(), n, opts(S, Sp));
   BOOST_TEST(lu0.report().matrix_scale == 0);
   std::vector<double> x0 = b0, xr0(b0.size());
   lu0.solve(nrhs, x0.data(), n);
@@ -1008,17 +1112,16 @@ BOOST_AUTO_TEST_CASE(scaled_random_systems_keep_their_bits) {
       auto o = opts(S, Sp);
       o.cache_bytes = 3 * std::uint64_t(S) * n * 8;  // out of core: evictions
       o.io_threads = 2;
-      const exala::stripe_lu in_core(n, as.data(), n, opts(S, Sp));
-      const exala::stripe_lu ooc({d.str()}, o);
-      for (const exala::stripe_lu* lu : {&in_core, &ooc}) {
-        BOOST_TEST_CONTEXT((lu == &in_core ? "in core" : "out of core")) {
-          BOOST_TEST(lu->report().matrix_scale == std::ilogb(amax));
-          BOOST_TEST(lu->report().min_pivot_ratio == lu0.report().min_pivot_ratio);
+      // In core through the front; out of core on one process.
+      auto check_lu = [&](const auto& lu, bool in_core) {
+        BOOST_TEST_CONTEXT((in_core ? "in core" : "out of core")) {
+          BOOST_TEST(lu.report().matrix_scale == std::ilogb(amax));
+          BOOST_TEST(lu.report().min_pivot_ratio == lu0.report().min_pivot_ratio);
           std::vector<double> x = bs;
-          lu->solve(nrhs, x.data(), n);
+          lu.solve(nrhs, x.data(), n);
           BOOST_TEST(same_bits(x, x0));  // A x = b scaled on both sides: the same x
           std::vector<double> xr(bs.size());
-          const auto rr = lu->solve_refined(nrhs, bs.data(), n, xr.data(), n, 10);
+          const auto rr = lu.solve_refined(nrhs, bs.data(), n, xr.data(), n, 10);
           BOOST_TEST(all_finite(xr));
           if (s > 0) {
             // The residuals are normal doubles too: the refinement takes the
@@ -1026,7 +1129,7 @@ BOOST_AUTO_TEST_CASE(scaled_random_systems_keep_their_bits) {
             BOOST_TEST(same_bits(xr, xr0));
             BOOST_TEST(rr.steps == rr0.steps);
             BOOST_TEST(rr.converged);
-            if (lu == &in_core) BOOST_TEST(rr.backward_error_after == rr0.backward_error_after);
+            if (in_core) BOOST_TEST(rr.backward_error_after == rr0.backward_error_after);
           }
           BOOST_TEST(rr.backward_error_after <= 2 * u);
           BOOST_TEST(rr.backward_error_after > 0.0);
@@ -1040,7 +1143,7 @@ BOOST_AUTO_TEST_CASE(scaled_random_systems_keep_their_bits) {
           // residual is subnormal (s < 0).
           auto wrong = xr;
           wrong[7] *= 2;
-          const double eta = lu->backward_error(1, bs.data(), n, wrong.data(), n);
+          const double eta = lu.backward_error(1, bs.data(), n, wrong.data(), n);
           BOOST_TEST(std::isfinite(eta));
           BOOST_TEST(eta > 1e-4);
 #ifdef EXALA_TEST_HAVE_MPFR
@@ -1048,7 +1151,9 @@ BOOST_AUTO_TEST_CASE(scaled_random_systems_keep_their_bits) {
           BOOST_TEST(std::fabs(eta - want) <= 1e-3 * want, eta << " vs " << want);
 #endif
         }
-      }
+      };
+      check_lu(make_lu(n, as.data(), n, opts(S, Sp)), true);
+      if (!distributed) check_lu(exala::stripe_lu({d.str()}, o), false);
     }
   }
   // b alone scaled: x = 2^s x0 (bits) wherever 2^s x0 is exact.
@@ -1075,13 +1180,12 @@ BOOST_AUTO_TEST_CASE(unrepresentable_solution_is_an_error) {
   temp_dir d("over");
   const std::vector<double> b{1, 2, 3, 4, 1e300, 5};  // column 1, row 1: 2^1000 1e300
   write_system(d.str(), n, a, b, 2, 2);
-  const exala::stripe_lu in_core(n, a.data(), n, opts(2, 1));
-  const exala::stripe_lu ooc({d.str()}, opts(2, 1));
-  for (const exala::stripe_lu* lu : {&in_core, &ooc}) {
-    BOOST_TEST(lu->report().matrix_scale == -1000);
+  // In core through the front; out of core on one process.
+  auto check = [&](const auto& lu, bool in_core) {
+    BOOST_TEST(lu.report().matrix_scale == -1000);
     std::vector<double> x = b;
     try {
-      lu->solve(2, x.data(), n);
+      lu.solve(2, x.data(), n);
       BOOST_FAIL("no exception");
     } catch (const exala::solution_overflow& e) {
       BOOST_TEST(e.column() == 1);
@@ -1089,20 +1193,22 @@ BOOST_AUTO_TEST_CASE(unrepresentable_solution_is_an_error) {
       BOOST_TEST(std::string(e.what()).find("exceeds the double range") != std::string::npos, e.what());
     }
     std::vector<double> xr(b.size());
-    BOOST_CHECK_THROW(lu->solve_refined(2, b.data(), n, xr.data(), n, 3), exala::solution_overflow);
+    BOOST_CHECK_THROW(lu.solve_refined(2, b.data(), n, xr.data(), n, 3), exala::solution_overflow);
     std::vector<double> xs;
-    if (lu == &ooc) BOOST_CHECK_THROW(lu->solve_stored(xs, 3), exala::solution_overflow);
+    if (!in_core) BOOST_CHECK_THROW(lu.solve_stored(xs, 3), exala::solution_overflow);
     // Near the top of the range: exact.
     std::vector<double> y{std::ldexp(1.0, 23), -std::ldexp(1.5, 20), 1};
-    lu->solve(1, y.data(), n);
+    lu.solve(1, y.data(), n);
     BOOST_TEST(y[0] == std::ldexp(1.0, 1023));
     BOOST_TEST(y[1] == -std::ldexp(1.5, 1020));
     BOOST_TEST(y[2] == std::ldexp(1.0, 1000));
     // NaN in b: NaN out, as IEEE arithmetic (not an error).
     std::vector<double> z{std::nan(""), 1, 1};
-    lu->solve(1, z.data(), n);
+    lu.solve(1, z.data(), n);
     BOOST_TEST(std::isnan(z[0]));
-  }
+  };
+  check(make_lu(n, a.data(), n, opts(2, 1)), true);
+  if (!distributed) check(exala::stripe_lu({d.str()}, opts(2, 1)), false);
 }
 
 // A pivot error of a scaled matrix reports the pivot and the threshold of A
@@ -1111,10 +1217,11 @@ BOOST_AUTO_TEST_CASE(pivot_errors_in_the_units_of_a) {
   const double big = std::ldexp(1.0, 1015);
   const std::vector<double> a{big, 0, 0, std::ldexp(big, -60)};
   for (auto p : {exala::pivoting::local, exala::pivoting::partial}) {
+    if (distributed && p == exala::pivoting::partial) continue;  // local pivoting only
     auto o = opts(2, 1);
     o.pivot = p;
     try {
-      exala::stripe_lu lu(2, a.data(), 2, o);
+      make_lu(2, a.data(), 2, o);
       BOOST_FAIL("no exception");
     } catch (const exala::singular_pivot& e) {
       BOOST_TEST(e.column() == 1);
@@ -1196,7 +1303,8 @@ BOOST_AUTO_TEST_CASE(refinement_reports_convergence_honestly, *ut::precondition(
 BOOST_AUTO_TEST_SUITE_END()
 
 // Longer: a bigger system, more configurations and more failure points.
-BOOST_AUTO_TEST_CASE(long_sweep_bits_and_resume, *ut::label("long") * ut::precondition(has_device())) {
+BOOST_AUTO_TEST_CASE(long_sweep_bits_and_resume,
+                     *ut::label("long") * ut::precondition(has_device()) * ut::precondition(one_process)) {
   temp_dir d("long");
   const i64 n = 611, S = 50, Sp = 16;
   exala::generate_dense_system({d.str()}, n, 3, 99, 64, 0.0);
@@ -1232,3 +1340,1036 @@ BOOST_AUTO_TEST_CASE(long_sweep_bits_and_resume, *ut::label("long") * ut::precon
       }
     }
 }
+
+// ------------------------------------------------- distributed vs one process
+//
+// The distributed LU (exala::mpi::stripe_lu) against the one-process
+// exala::stripe_lu on the same engine, bit for bit, on every rank, and the
+// ranks' agreement on every error. Two groups:
+//
+// Engine cases (suite distributed/on_engine, label `engine`): solves one
+// column per call and all together, refined solutions and their reports,
+// the backward error, the stored system's refined solution; in memory (pivot
+// groups of 1, 3, the default and every stripe at once, a graded
+// ill-conditioned matrix) and out of core (small caches that evict,
+// meta-zigzag groups, S chosen from the cache, a finished run found again, a
+// run cut by a write fault and resumed); systems scaled near the ends of the
+// double range. A zero pivot on rank 1's stripe gives the single process's
+// singular_pivot on every rank. The fake device runs the device driver path
+// of the distributed LU (slots, groups, uploads of the broadcast pivots,
+// sweeps, resume) in CI at small sizes; the CUDA build runs -np 1 and 2
+// (ranks may share one GPU), n up to 2000, where `every_rank_has_a_device`
+// says why the cases fail on a machine without one (no hang, no crash).
+//
+// CPU-only cases (test_mpi_stripe_lu only; the device builds skip them,
+// saying why): the factors' effect (solves of several right-hand sides, one
+// column per call and together), the unrefined and the refined solutions
+// with their refine reports, the backward error; in memory and out of core
+// (against the single process in core and out of core with the same S, S');
+// sizes 0, 1, < S, not a multiple of S, fewer stripes than ranks;
+// meta-zigzag groups; a cache small enough to evict; generated well- and
+// ill-conditioned systems. Errors: a zero pivot on any stripe gives
+// singular_pivot (same message as one process) on every rank; a bad or
+// mismatched argument on one rank gives the named error there and
+// remote_error elsewhere; a failed sweep or a write fault on one rank
+// mid-factorization makes every rank throw, and the rerun resumes with the
+// bits of an uninterrupted run; "engine cuda not compiled in" where no CUDA
+// engine is registered.
+#ifdef EXALA_TEST_MPI
+namespace t = exala_mpi_test;
+
+BOOST_AUTO_TEST_SUITE(distributed)
+
+namespace {
+
+#ifdef EXALA_TEST_FAKE_DEVICE
+constexpr bool fake = true;
+#else
+constexpr bool fake = false;
+#endif
+// The fake device and the CPU engine run the engine cases at reduced sizes
+// (CI); the CUDA engine at full size.
+constexpr bool small_sizes = fake || !on_device;
+
+// The CPU-only cases run once, in test_mpi_stripe_lu.
+const only_if cpu_only{!on_device,
+                       "CPU engine only (engine-independent checks and CPU sweeps): run by "
+                       "test_mpi_stripe_lu"};
+
+using t::all_finite;  // stripe_test_systems.hpp
+using t::bcast;
+using t::check_same;
+using t::generate;
+using t::outcome;
+using t::results;
+using t::rows_of;
+using t::same_bits;
+using t::scaled;
+using t::solve_all;
+using t::temp_dir;
+using t::test_matrix;
+using t::test_rhs;
+
+// The fake device's counters around a distributed run: every rank used its
+// device (uploads), every dense call had device operands, and a rank that
+// owns a stripe computed on its device.
+struct device_use {
+#ifdef EXALA_TEST_FAKE_DEVICE
+  long calls0 = fake_dense_calls, foreign0 = fake_foreign_calls, uploads0 = fake_uploads;
+#endif
+  void check(const std::string& what, bool owns_a_stripe) const {
+#ifdef EXALA_TEST_FAKE_DEVICE
+    BOOST_TEST_CONTEXT(what << ": the fake device on rank " << t::rank()) {
+      BOOST_TEST(fake_uploads > uploads0);
+      BOOST_TEST(fake_foreign_calls == foreign0);
+      if (owns_a_stripe) BOOST_TEST(fake_dense_calls > calls0);
+    }
+#else
+    (void)what;
+    (void)owns_a_stripe;
+#endif
+  }
+};
+
+exala::stripe_lu_options engine_options(i64 S, i64 Sp) {
+  exala::stripe_lu_options o;
+  o.stripe = S;
+  o.substripe = Sp;
+  o.engine = test_engine();
+  o.threads = 1;
+  o.io_threads = 1;
+  o.checkpoint_interval_s = 0;
+  return o;
+}
+
+// Runs `f` (collective calls only: every rank throws or none), reporting an
+// exception as a failure on this rank; true when it returned.
+bool run(const std::string& what, const std::function<void()>& f) {
+  const std::string r = outcome(f);
+  BOOST_TEST(r == "ok", what << " on rank " << t::rank() << ": " << r);
+  return r == "ok";
+}
+
+// In memory: the distributed LU against the single process in core, both on
+// the build's engine. scale: A and B scaled by 2^scale (then the solutions
+// must also be finite, and the unrefined ones the unscaled system's bits).
+void check_engine_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t seed,
+                            bool graded, const std::string& what, int scale = 0) {
+  const auto A = scaled(test_matrix(n, seed, graded), scale);
+  const auto B = scaled(test_rhs(n, 2, seed + 1), scale);
+  results want;
+  exala::stripe_lu_report want_rep;
+  // Local (not collective): combine the verdicts before going on.
+  const bool ref_ok = run(what + ": one process", [&] {
+    exala::stripe_lu ref(n, A.data(), n, opt);
+    want = solve_all(ref, n, B, 2);
+    want_rep = ref.report();
+  });
+  if (!t::all_ranks(ref_ok)) return;
+  run(what + ": distributed", [&] {
+    const device_use use;
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
+    use.check(what, t::rank() * want_rep.stripe < n);
+    const results got = solve_all(lu, n, B, 2);
+    check_same(got, want, what);
+    if (scale != 0) {
+      const auto A0 = test_matrix(n, seed, graded);
+      exala::stripe_lu lu0(n, A0.data(), n, opt);
+      auto x0 = test_rhs(n, 2, seed + 1);
+      lu0.solve(2, x0.data(), n);
+      BOOST_TEST_CONTEXT(what << " on rank " << t::rank()) {
+        BOOST_TEST(same_bits(got.xm, x0));
+        BOOST_TEST(all_finite(got.xrm));
+        BOOST_TEST(got.rr.back() <= 0x1p-52);
+        BOOST_TEST(lu.report().matrix_scale != 0);
+      }
+    }
+    const auto& rp = lu.report();
+    BOOST_TEST_CONTEXT(what << " report on rank " << t::rank()) {
+      BOOST_TEST(rp.engine == test_engine());
+      BOOST_TEST(rp.device.empty() == !on_device);
+      BOOST_TEST(rp.device == want_rep.device);
+      BOOST_TEST(rp.in_core);
+      BOOST_TEST(rp.stripe == want_rep.stripe);
+      BOOST_TEST(rp.substripe == want_rep.substripe);
+      // The pivot groups: meta when given (every device here has room).
+      const i64 N = (n + rp.stripe - 1) / rp.stripe;
+      BOOST_TEST(rp.meta >= 1);
+      if (on_device && opt.meta > 0) BOOST_TEST(rp.meta == std::min(opt.meta, N));
+      BOOST_TEST(same_bits(rp.min_pivot_ratio, want_rep.min_pivot_ratio));
+    }
+  });
+}
+
+}  // namespace
+
+// ------------------------------------------------- the engine cases
+
+BOOST_AUTO_TEST_SUITE(on_engine, *ut::label("engine"))
+
+#ifdef EXALA_TEST_ENGINE_CUDA
+BOOST_AUTO_TEST_CASE(every_rank_has_a_device) {
+  const int d = exala::cuda::device_count();
+  BOOST_TEST(t::all_ranks(d > 0), "rank " << t::rank() << " sees " << d
+                                          << " CUDA device(s): these tests need a GPU");
+}
+#endif
+
+BOOST_AUTO_TEST_CASE(in_memory_matches_single_process) {
+  // Default groups (max(1, N / 4P) stripes), one stripe per group, groups of
+  // 3, one group holding every stripe (its members factored in turn, no
+  // sweep), and an ill-conditioned matrix whose refinement takes steps. The
+  // fake device and the CPU engine run the same shapes at a tenth of the size.
+  const i64 k = small_sizes ? 10 : 1;
+  check_engine_in_memory(300 / k, engine_options(64 / k, 16 / k), 1, false, "n = 300/k, S = 64/k");
+  {
+    auto o = engine_options(48 / k, 16 / k);
+    o.meta = 1;
+    check_engine_in_memory(517 / k, o, 2, false, "n = 517/k, S = 48/k, groups of 1");
+  }
+  {
+    auto o = engine_options(48 / k, 16 / k);
+    o.order = exala::stripe_order::meta_zigzag;
+    o.meta = 3;
+    check_engine_in_memory(517 / k, o, 3, false, "n = 517/k, S = 48/k, groups of 3");
+  }
+  {
+    auto o = engine_options(256 / k, 64 / k);
+    o.order = exala::stripe_order::meta_zigzag;
+    o.meta = 8;
+    check_engine_in_memory(2000 / k, o, 4, false, "n = 2000/k, S = 256/k, one group of 8");
+  }
+  check_engine_in_memory(1000 / k, engine_options(96 / k, 32 / k), 5, false, "n = 1000/k, S = 96/k");
+  check_engine_in_memory(700 / k, engine_options(100 / k, 25 / k), 6, true, "graded n = 700/k (cond ~1e12)");
+  // Three stripes: with 4 ranks one holds none (it only receives pivots).
+  check_engine_in_memory(small_sizes ? 20 : 300, engine_options(small_sizes ? 8 : 128, small_sizes ? 4 : 32), 7, false,
+                  "3 stripes");
+  // n = 0: nothing to factor; solves leave b alone.
+  run("n = 0", [&] {
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, 0, {}, engine_options(0, 0));
+    BOOST_TEST(lu.n() == 0);
+    BOOST_TEST(lu.report().engine == test_engine());
+    std::vector<double> b{1.0, 2.0};
+    lu.solve(2, b.data(), 1);
+    BOOST_TEST(b[0] == 1.0);
+    BOOST_TEST(b[1] == 2.0);
+  });
+}
+
+BOOST_AUTO_TEST_CASE(in_memory_singular_pivot_everywhere) {
+  // Stripe 1 (rank 1's when P > 1) has a zero row: the device meets an exact
+  // zero pivot; every rank throws the single process's singular_pivot.
+  const i64 n = small_sizes ? 60 : 300, S = small_sizes ? 12 : 64;
+  auto A = test_matrix(n, 11);
+  for (i64 j = 0; j < n; ++j) A[std::size_t(S + 5 + j * n)] = 0.0;
+  const auto opt = engine_options(S, S / 4);
+  const std::string want = outcome([&] { exala::stripe_lu ref(n, A.data(), n, opt); });
+  BOOST_TEST(want.rfind("singular:", 0) == 0, want);
+  const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt); });
+  BOOST_TEST(got == want, "rank " << t::rank() << ": " << got);
+}
+
+namespace {
+
+// The distributed out-of-core LU of a generated system against the single
+// process out of core on the build's engine (rank 0, its own copy of the
+// system; results broadcast) and in core (every rank; unrefined solutions).
+// Then a second object on the same rank directories finds the finished run.
+void check_engine_out_of_core(i64 n, i64 file_stripe, double cond,
+                              const exala::stripe_lu_options& opt, std::uint64_t seed,
+                              const std::string& what, int scale = 0) {
+  temp_dir tmp("ooc");
+  if (!generate(tmp.sub("sys"), n, 1, seed, file_stripe, cond, scale) ||
+      !generate(tmp.sub("ref"), n, 1, seed, file_stripe, cond, scale)) {
+    BOOST_TEST(false, what << ": the system could not be generated");
+    return;
+  }
+  const auto B = scaled(test_rhs(n, 2, seed + 7), scale);
+  results want;
+  std::vector<double> want_xs;
+  std::vector<double> stored(4, 0.0);
+  std::vector<double> sizes(3, 0.0);  // S, S', meta
+  bool ok = true;
+  if (t::rank() == 0)
+    ok = run(what + ": one process out of core", [&] {
+      exala::stripe_lu ref({tmp.sub("ref")}, opt);
+      want = solve_all(ref, n, B, 2);
+      const auto rs = ref.solve_stored(want_xs, 10);
+      stored = {double(rs.steps), double(rs.converged), rs.backward_error_before,
+                rs.backward_error_after};
+      sizes = {double(ref.report().stripe), double(ref.report().substripe), double(ref.report().meta)};
+    });
+  if (!t::all_ranks(ok)) return;
+  bcast(want);
+  bcast(want_xs);
+  bcast(stored);
+  bcast(sizes);
+  std::vector<double> A(std::size_t(n * n));
+  exala::stripe_system_reader(std::vector<std::string>{tmp.sub("sys")}).read_rows(0, n, A.data(), n);
+  auto core_opt = opt;
+  core_opt.stripe = i64(sizes[0]);
+  core_opt.substripe = i64(sizes[1]);
+  core_opt.meta = 0;
+  core_opt.order = exala::stripe_order::zigzag;
+  core_opt.cache_bytes = 0;
+  results want_core;
+  const bool core_ok = run(what + ": one process in core", [&] {
+    exala::stripe_lu ref(n, A.data(), n, core_opt);
+    want_core = solve_all(ref, n, B, 2);
+  });
+  if (!t::all_ranks(core_ok)) return;
+
+  const bool dist_ok = run(what + ": distributed", [&] {
+    const device_use use;
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), opt);
+    use.check(what, t::rank() * i64(sizes[0]) < n);
+    const results got = solve_all(lu, n, B, 2);
+    check_same(got, want, what + " vs one process out of core");
+    check_same(got, want_core, what + " vs one process in core", true);
+    if (scale != 0) t::check_scaled(got, lu.report().matrix_scale, what);
+    std::vector<double> xs;
+    const auto rs = lu.solve_stored(xs, 10);
+    const auto& rp = lu.report();
+    BOOST_TEST_CONTEXT(what << " on rank " << t::rank()) {
+      BOOST_TEST(same_bits(xs, want_xs));
+      BOOST_TEST(same_bits(std::vector<double>{double(rs.steps), double(rs.converged),
+                                               rs.backward_error_before, rs.backward_error_after},
+                           stored));
+      BOOST_TEST(rp.engine == test_engine());
+      BOOST_TEST(rp.device.empty() == !on_device);
+      BOOST_TEST(rp.stripe == i64(sizes[0]));
+      BOOST_TEST(rp.substripe == i64(sizes[1]));
+      BOOST_TEST(rp.meta == i64(sizes[2]));
+      BOOST_TEST(!rp.in_core);
+      BOOST_TEST(!rp.resumed);
+      if (opt.cache_bytes != 0) BOOST_TEST(rp.peak_cache_bytes <= opt.cache_bytes);
+    }
+  });
+  if (!dist_ok) return;  // every rank (the failure was agreed)
+  run(what + ": finished run found again", [&] {
+    exala::mpi::stripe_lu again(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), opt);
+    BOOST_TEST(again.report().resumed);
+    std::vector<double> x = B;
+    again.solve(2, x.data(), n);
+    BOOST_TEST(same_bits(x, want.xm), what << ": found again, rank " << t::rank());
+  });
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process) {
+  const i64 k = small_sizes ? 4 : 1;  // the fake device and the CPU: a quarter of the size
+  {
+    const i64 n = 600 / k, S = 64 / k;
+    auto o = engine_options(S, S / 2);
+    o.cache_bytes = 4ull * S * n * 8;  // four stripes: evictions
+    check_engine_out_of_core(n, 100 / k, 0, o, 1, "n = 600/k, S = 64/k, cache of 4 stripes");
+  }
+  {
+    const i64 n = 1200 / k, S = 128 / k;
+    auto o = engine_options(S, S / 4);
+    o.order = exala::stripe_order::meta_zigzag;
+    o.meta = 3;
+    o.cache_bytes = 6ull * S * n * 8;
+    check_engine_out_of_core(n, S, 0, o, 2, "n = 1200/k, S = 128/k, meta 3, cache of 6 stripes");
+  }
+  {
+    const i64 n = 332 / k;
+    auto o = engine_options(0, 0);
+    o.cache_bytes = 8ull * n * 8 * (40 / k);  // S = 40/k from the cache (a multiple of the file's)
+    check_engine_out_of_core(n, 20 / k, 1e8, o, 3, "n = 332/k, S from the cache, cond 1e8");
+  }
+}
+
+// Issue 15, row 1, on the build's engine: systems scaled by 2^1015, 2^1021
+// (n = 60) or 2^1019 (n = 400: ||A||_inf overflows, b stays finite) and
+// 2^-1000 are factored as 2^-k A (scaled in host memory before the stripes
+// are uploaded), with finite solutions and the single process's bits, in
+// memory and out of core.
+BOOST_AUTO_TEST_CASE(scaled_systems_match_single_process) {
+  const i64 n = small_sizes ? 60 : 400, S = small_sizes ? 16 : 64;
+  for (int s : {1015, small_sizes ? 1021 : 1019, -1000}) {
+    check_engine_in_memory(n, engine_options(S, S / 2), 8, false, "n = " + std::to_string(n) + " scaled by 2^" + std::to_string(s), s);
+    auto o = engine_options(S, S / 2);
+    o.cache_bytes = 4ull * S * n * 8;
+    check_engine_out_of_core(n, S, 0, o, 9, "out of core, scaled by 2^" + std::to_string(s), s);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(out_of_core_resumes_after_a_write_fault) {
+  // A write fault on rank 1 (rank 0 alone) halfway through its factorization:
+  // every rank throws; the rerun catches up (factored pivots re-uploaded
+  // from their lu_ files, the others factored again on the device) and gives
+  // the bits of an uninterrupted run.
+  namespace st = exala::detail::stripe;
+  const int P = t::size(), me = t::rank();
+  const int faulty = P > 1 ? 1 : 0;
+  const i64 n = small_sizes ? 160 : 800, S = small_sizes ? 16 : 64;
+  auto opt = engine_options(S, S / 2);
+  opt.order = exala::stripe_order::meta_zigzag;
+  opt.meta = 2;
+  opt.cache_bytes = 5ull * S * n * 8;
+  temp_dir tmp("kill");
+  if (!generate(tmp.sub("sys"), n, 1, 9, S, 0)) {
+    BOOST_TEST(false, "the system could not be generated");
+    return;
+  }
+  const std::vector<std::string> sys{tmp.sub("sys")};
+  const auto B = test_rhs(n, 1, 17);
+  results want;
+  std::int64_t written = 0;
+  if (!run("uninterrupted", [&] {
+        exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("a"), opt);
+        want = solve_all(lu, n, B, 1);
+        written = lu.report().bytes_written;
+      }))
+    return;
+  if (me == faulty) st::inject_write_fault(t::write_fault_offset(n, S, written));
+  const std::string got =
+      outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("b"), opt); });
+  st::inject_write_fault(-1);
+  BOOST_TEST(got == (me == faulty ? std::string("storage") : "remote:" + std::to_string(faulty)),
+             "rank " << me << ": " << got);
+  run("resumed", [&] {
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("b"), opt);
+    BOOST_TEST_CONTEXT("resumed on rank " << me) {
+      BOOST_TEST(lu.report().resumed);
+      BOOST_TEST(lu.report().groups_resumed > 0);
+      BOOST_TEST(lu.report().bytes_written < written);
+      check_same(solve_all(lu, n, B, 1), want, "resumed vs uninterrupted");
+    }
+  });
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// ------------------------------------------------- the CPU-only cases
+
+namespace {
+
+exala::stripe_lu_options base_options(i64 S, i64 Sp) {
+  exala::stripe_lu_options o;
+  o.stripe = S;
+  o.substripe = Sp;
+  o.threads = 1;
+  o.io_threads = 1;
+  return o;
+}
+
+// In memory: the distributed LU of a replicated matrix against the
+// single-process in-core LU of the same matrix, on every rank. scale: A and
+// B scaled by 2^scale (then also: the unrefined solutions are finite and
+// have the bits of the unscaled system's).
+void check_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uint64_t seed, bool graded,
+                     i64 nrhs, const std::string& what, int scale = 0) {
+  const auto A = scaled(test_matrix(n, seed, graded), scale);
+  const auto B = scaled(test_rhs(n, nrhs, seed + 1), scale);
+  exala::stripe_lu ref(n, A.data(), std::max<i64>(1, n), opt);
+  const results want = solve_all(ref, n, B, nrhs);
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
+  const results got = solve_all(lu, n, B, nrhs);
+  check_same(got, want, what);
+  if (scale != 0) {
+    const auto A0 = test_matrix(n, seed, graded);
+    exala::stripe_lu lu0(n, A0.data(), std::max<i64>(1, n), opt);
+    auto x0 = test_rhs(n, nrhs, seed + 1);
+    lu0.solve(nrhs, x0.data(), std::max<i64>(1, n));
+    BOOST_TEST_CONTEXT(what << " on rank " << t::rank()) {
+      BOOST_TEST(same_bits(got.xm, x0));
+      BOOST_TEST(all_finite(got.xrm));
+      BOOST_TEST(got.rr.back() <= 0x1p-52);  // the refined backward error
+      BOOST_TEST(lu.report().matrix_scale == ref.report().matrix_scale);
+      BOOST_TEST(lu.report().matrix_scale != 0);
+    }
+  }
+  const auto& rp = lu.report();
+  BOOST_TEST_CONTEXT(what << " report on rank " << t::rank()) {
+    BOOST_TEST(lu.n() == n);
+    BOOST_TEST(rp.n == n);
+    BOOST_TEST(rp.stripe == ref.report().stripe);
+    BOOST_TEST(lu.stripe_height() == ref.report().stripe);
+    BOOST_TEST(rp.substripe == ref.report().substripe);
+    BOOST_TEST(rp.meta == ref.report().meta);
+    BOOST_TEST(rp.in_core);
+    BOOST_TEST(rp.engine == "cpu");
+    BOOST_TEST(same_bits(rp.min_pivot_ratio, ref.report().min_pivot_ratio));
+    for (i64 J = 0; J < 5; ++J) BOOST_TEST(lu.owner(J) == int(J % t::size()));
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(in_memory_sizes_and_parameters, *ut::precondition(cpu_only)) {
+  // n = 0, 1, < S, not a multiple of S, fewer stripes than ranks, several
+  // stripes per rank; default and explicit S, S'; the meta-zigzag order.
+  {
+    // n = 0 (the single process's refinement rejects n = 0, so no reference):
+    // solves leave b alone, the refinement reports convergence.
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, 0, {}, base_options(0, 0));
+    BOOST_TEST(lu.n() == 0);
+    BOOST_TEST(lu.report().in_core);
+    const auto B = test_rhs(0, 2, 1);
+    const results r = solve_all(lu, 0, B, 2);
+    BOOST_TEST(same_bits(r.x1, B));
+    BOOST_TEST(same_bits(r.xm, B));
+    BOOST_TEST(r.be == 0.0);
+    BOOST_TEST(r.rr[1] == 1.0);
+  }
+  check_in_memory(1, base_options(0, 0), 2, false, 2, "n = 1");
+  check_in_memory(5, base_options(16, 4), 3, false, 2, "n = 5 < S = 16");
+  check_in_memory(3, base_options(1, 1), 4, false, 2, "n = 3, S = 1 (3 stripes)");
+  check_in_memory(2, base_options(1, 1), 5, false, 1, "n = 2, S = 1 (2 stripes)");
+  check_in_memory(37, base_options(8, 3), 6, false, 3, "n = 37, S = 8, S' = 3");
+  auto o = base_options(16, 8);
+  o.order = exala::stripe_order::meta_zigzag;
+  o.meta = 3;
+  check_in_memory(100, o, 7, false, 2, "n = 100, S = 16, S' = 8, meta 3");
+  o = base_options(32, 0);
+  o.order = exala::stripe_order::basic;
+  check_in_memory(250, o, 8, false, 2, "n = 250, S = 32, basic order");
+  check_in_memory(120, base_options(24, 8), 9, true, 2, "graded n = 120 (cond ~1e12)");
+}
+
+namespace {
+// After a factorization that failed on every rank, the ranks are still in
+// step: a factorization of the regular A on the same communicator gives the
+// one-process bits.
+void check_still_in_step(i64 n, const std::vector<double>& A, const exala::stripe_lu_options& opt,
+                         const std::string& tag) {
+  exala::stripe_lu ref(n, A.data(), n, opt);
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt);
+  std::vector<double> x(std::size_t(n), 1.0), y = x;
+  ref.solve(1, x.data(), n);
+  lu.solve(1, y.data(), n);
+  BOOST_TEST(std::memcmp(x.data(), y.data(), std::size_t(n) * 8) == 0, tag);
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(in_memory_singular_pivot_everywhere, *ut::precondition(cpu_only)) {
+  // Stripe K has a zero row: its factorization meets an exact zero pivot.
+  // Every rank throws singular_pivot with the single process's message.
+  // K = 0 is factored before the loop; K >= 1 by lookahead, on K's owner
+  // while the others sweep K - 1 (the error travels with K's broadcast);
+  // K = 4 is the last stripe, after which no step follows.
+  const i64 n = 40, S = 8;
+  for (const i64 K : {0, 1, 2, 3, 4}) {
+    auto A = test_matrix(n, 11);
+    for (i64 j = 0; j < n; ++j) A[std::size_t(K * S + 3 + j * n)] = 0.0;
+    const auto opt = base_options(S, 4);
+    const std::string want = outcome([&] { exala::stripe_lu ref(n, A.data(), n, opt); });
+    BOOST_TEST(want.rfind("singular:", 0) == 0, "K = " << K << ": " << want);
+    BOOST_TEST(want.find("zero pivot") != std::string::npos, "K = " << K << ": " << want);
+    const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt); });
+    BOOST_TEST(got == want, "K = " << K << ", rank " << t::rank() << ": " << got);
+    check_still_in_step(n, test_matrix(n, 12), opt, "K = " + std::to_string(K));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(in_memory_failed_sweep_fails_every_rank, *ut::precondition(cpu_only)) {
+  // Lookahead keeps no per-step agreement: a rank whose sweep fails (an
+  // injected fault on the sweep's thread) keeps taking part in the steps'
+  // broadcasts and fails the next step it owns, or the agreement after the
+  // loop. Every rank must throw - the failed rank its own error, the others
+  // remote_error naming it - and the ranks must stay in step for the next
+  // call. n = 40, S = 8: 5 stripes; faults at the first step (the failed rank
+  // owns later stripes) and the last ones (it owns none: the final agreement).
+  const i64 n = 40, S = 8;
+  const auto A = test_matrix(n, 13);
+  const auto opt = base_options(S, 4);
+  const int P = t::size();
+  for (const i64 step : {0, 2, 3, 4})
+    for (int bad = 0; bad < P; ++bad) {
+      if (t::rank() == bad) exala::detail::stripe::inject_sweep_fault(step);
+      const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), opt); });
+      exala::detail::stripe::inject_sweep_fault(-1);
+      // The fault fires at that step on rank `bad` whether or not it has a
+      // stripe left to sweep.
+      const std::string want = t::rank() == bad
+                                   ? "other:exala: stripe LU: injected sweep fault at step " + std::to_string(step)
+                                   : "remote:" + std::to_string(bad);
+      BOOST_TEST(got == want, "step " << step << ", bad rank " << bad << ", rank " << t::rank() << ": " << got);
+      check_still_in_step(n, A, opt, "step " + std::to_string(step) + ", bad " + std::to_string(bad));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(in_memory_bad_input, *ut::precondition(cpu_only)) {
+  const int P = t::size(), me = t::rank(), last = P - 1;
+  const i64 n = 30;
+  const auto A = test_matrix(n, 21);
+  auto expect = [&](const std::string& got, const std::string& arg, const std::string& what) {
+    const std::string want = me == last ? "arg:" + arg : "remote:" + std::to_string(last);
+    BOOST_TEST(got == want, what << " on rank " << me << ": " << got);
+  };
+  // A bad option on the last rank only.
+  auto bad = base_options(8, 4);
+  if (me == last) bad.stripe = -5;
+  expect(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), bad); }), "stripe",
+         "stripe = -5");
+  // A valid option that differs from rank 0's.
+  if (P > 1) {
+    auto other = base_options(8, 4);
+    if (me == last) other.substripe = 2;
+    expect(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), other); }),
+           "substripe", "substripe differs");
+    expect(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, me == last ? n + 1 : n, rows_of(A, n), base_options(8, 4)); }),
+           "n", "n differs");
+  }
+  // A non-finite entry in the last rank's first stripe.
+  if (8 * last + 2 < n) {  // stripe `last` (S = 8) exists: rows 8*last ..
+    auto B = A;
+    B[std::size_t(8 * last + 2 + 5 * n)] = NAN;
+    expect(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(B, n), base_options(8, 4)); }),
+           "rows", "NaN entry");
+  }
+  // What the distributed LU cannot do: the same error on every rank.
+  auto partial = base_options(8, 4);
+  partial.pivot = exala::pivoting::partial;
+  BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), partial); }) ==
+             "arg:pivot");
+  // Engine "cuda" in a program that did not register it (this one does not
+  // link exala::gpu_cuda): the single process's not_compiled_in on every rank.
+  auto cuda = base_options(8, 4);
+  cuda.engine = "cuda";
+  {
+    const std::string want = outcome([&] { exala::stripe_lu ref(n, A.data(), n, cuda); });
+    BOOST_TEST(want.find("is not compiled in") != std::string::npos, want);
+    BOOST_TEST(outcome([&] {
+                 try {
+                   exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), cuda);
+                 } catch (const exala::not_compiled_in&) {
+                   throw;
+                 } catch (const std::exception& e) {
+                   throw std::runtime_error(std::string("not a not_compiled_in: ") + e.what());
+                 }
+               }) == want);
+  }
+  // Solve arguments: a bad ldb, or a b that is not replicated, on the last
+  // rank; afterwards the object still works (no rank was left behind).
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), base_options(8, 4));
+  exala::stripe_lu ref(n, A.data(), n, base_options(8, 4));
+  auto b = test_rhs(n, 1, 5);
+  expect(outcome([&] { lu.solve(1, b.data(), me == last ? n - 1 : n); }), "ldb", "ldb < n");
+  if (P > 1) {
+    auto c = b;
+    if (me == last) c[3] += 1.0;
+    expect(outcome([&] { lu.solve(1, c.data(), n); }), "b", "b not replicated");
+    std::vector<double> x(static_cast<std::size_t>(n));
+    expect(outcome([&] { lu.solve_refined(1, b.data(), n, x.data(), n, me == last ? 3 : 10); }),
+           "max_refine", "max_refine differs");
+  }
+  BOOST_TEST(outcome([&] { lu.solve_refined(1, b.data(), n, nullptr, n, 10); }) == "arg:x");
+  auto x = b, y = b;
+  lu.solve(1, x.data(), n);
+  ref.solve(1, y.data(), n);
+  BOOST_TEST(same_bits(x, y));
+  std::vector<double> s;
+  BOOST_TEST(outcome([&] { lu.solve_stored(s, 3); }) == "arg:solve_stored");
+}
+
+// ----------------------------------------------------------- out of core
+
+namespace {
+
+struct ooc_case {
+  i64 n, nrhs, file_stripe;
+  double cond;
+  exala::stripe_lu_options opt;
+  std::string what;
+  std::uint64_t seed = 1;
+  int scale = 0;  // the system (A, the stored and the test B) scaled by 2^scale
+};
+
+// The distributed out-of-core LU of a generated system against the single
+// process out of core (rank 0, on its own copy of the system; results
+// broadcast) and in core (every rank, the matrix read back), on every rank.
+void check_out_of_core(const ooc_case& c) {
+  temp_dir tmp("ooc");
+  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond, c.scale));
+  BOOST_TEST_REQUIRE(generate(tmp.sub("ref"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond, c.scale));
+  const auto B = scaled(test_rhs(c.n, 2, c.seed + 7), c.scale);
+  // Single process, out of core (rank 0).
+  results want_ooc;
+  exala::refine_report want_stored{};
+  std::vector<double> want_xs;
+  exala::stripe_lu_report want_rep;
+  bool ok = true;
+  if (t::rank() == 0) {
+    try {
+      exala::stripe_lu ref({tmp.sub("ref")}, c.opt);
+      want_ooc = solve_all(ref, c.n, B, 2);
+      want_stored = ref.solve_stored(want_xs, 10);
+      want_rep = ref.report();
+    } catch (const std::exception& e) {
+      BOOST_TEST_MESSAGE("single process out of core failed: " << e.what());
+      ok = false;
+    }
+  }
+  BOOST_TEST_REQUIRE(t::all_ranks(ok));
+  bcast(want_ooc);
+  std::uint64_t len = want_xs.size();
+  MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  want_xs.resize(len);
+  MPI_Bcast(want_xs.data(), int(len), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  double stored[4] = {double(want_stored.steps), double(want_stored.converged),
+                      want_stored.backward_error_before, want_stored.backward_error_after};
+  MPI_Bcast(stored, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  std::int64_t rep_sizes[3] = {want_rep.stripe, want_rep.substripe, want_rep.meta};
+  MPI_Bcast(rep_sizes, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  // Single process, in core, same S and S' (every rank).
+  std::vector<double> A(std::size_t(c.n * c.n));
+  exala::stripe_system_reader(std::vector<std::string>{tmp.sub("sys")}).read_rows(0, c.n, A.data(), c.n);
+  auto in_core_opt = c.opt;
+  in_core_opt.stripe = rep_sizes[0];
+  in_core_opt.substripe = rep_sizes[1];
+  in_core_opt.meta = 0;
+  in_core_opt.order = exala::stripe_order::zigzag;
+  in_core_opt.cache_bytes = 0;
+  exala::stripe_lu ref_core(c.n, A.data(), c.n, in_core_opt);
+  const results want_core = solve_all(ref_core, c.n, B, 2);
+
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), c.opt);
+  const results got = solve_all(lu, c.n, B, 2);
+  check_same(got, want_ooc, c.what + " vs one process out of core");
+  check_same(got, want_core, c.what + " vs one process in core", true);
+  if (c.scale != 0) t::check_scaled(got, lu.report().matrix_scale, c.what);
+  std::vector<double> xs;
+  const auto rs = lu.solve_stored(xs, 10);
+  const auto& rp = lu.report();
+  BOOST_TEST_CONTEXT(c.what << " on rank " << t::rank()) {
+    BOOST_TEST(same_bits(xs, want_xs));
+    BOOST_TEST(rs.steps == int(stored[0]));
+    BOOST_TEST(rs.converged == (stored[1] != 0));
+    BOOST_TEST(same_bits(rs.backward_error_before, stored[2]));
+    BOOST_TEST(same_bits(rs.backward_error_after, stored[3]));
+    BOOST_TEST(rp.stripe == rep_sizes[0]);
+    BOOST_TEST(rp.substripe == rep_sizes[1]);
+    BOOST_TEST(rp.meta == rep_sizes[2]);
+    BOOST_TEST(!rp.in_core);
+    BOOST_TEST(!rp.resumed);
+    if (c.opt.cache_bytes != 0) BOOST_TEST(rp.peak_cache_bytes <= c.opt.cache_bytes);
+  }
+  // A second object on the same rank directories finds the finished run
+  // (with S chosen by the library, it keeps the journal's S although a
+  // larger cache would choose another).
+  auto again_opt = c.opt;
+  if (again_opt.stripe == 0 && again_opt.cache_bytes != 0) again_opt.cache_bytes *= 2;
+  exala::mpi::stripe_lu again(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("work"), again_opt);
+  BOOST_TEST(again.report().resumed);
+  BOOST_TEST(again.stripe_height() == rp.stripe);
+  BOOST_TEST(again.report().groups_resumed == (c.n + rp.stripe * rp.meta - 1) / (rp.stripe * rp.meta));
+  std::vector<double> x1 = B;
+  again.solve(1, x1.data(), c.n);
+  BOOST_TEST(same_bits(std::vector<double>(x1.begin(), x1.begin() + c.n),
+                       std::vector<double>(want_ooc.x1.begin(), want_ooc.x1.begin() + c.n)));
+}
+
+}  // namespace
+
+// Ranks that call different routines of the distributed LU (or another
+// collective of the layer) fail at their first agreement, on every rank and
+// with the routine named, instead of pairing unrelated collectives (a hang
+// or an MPI abort before): issue 15, "one agreement step before every
+// collective".
+BOOST_AUTO_TEST_CASE(different_routines_on_different_ranks, *ut::precondition(cpu_only)) {
+  const int P = t::size(), me = t::rank(), last = P - 1;
+  if (P < 2) return;
+  const i64 n = 30;
+  const auto A = test_matrix(n, 23);
+  auto expect = [&](const std::string& got, const std::string& what) {
+    const std::string want = me == last ? "arg:operation" : "remote:" + std::to_string(last);
+    BOOST_TEST(got == want, what << " on rank " << me << ": " << got);
+  };
+  // Construction against a reduction (the constructor's first collective
+  // used to be MPI_Comm_dup).
+  std::vector<double> v(8, 1.0);
+  expect(outcome([&] {
+           if (me == last)
+             (void)exala::mpi::sum(MPI_COMM_WORLD, 8, v.data(), 1);
+           else
+             exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), base_options(8, 4));
+         }),
+         "constructor vs sum");
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), base_options(8, 4));
+  auto b = test_rhs(n, 1, 7);
+  std::vector<double> x(std::size_t(n), 0.0);
+  // Members whose first agreements had the same shape (3 values each) and
+  // used to pair silently, and members of different shapes.
+  expect(outcome([&] {
+           if (me == last)
+             (void)lu.backward_error(1, b.data(), n, b.data(), n);
+           else
+             (void)lu.solve_refined(1, b.data(), n, x.data(), n, 3);
+         }),
+         "solve_refined vs backward_error");
+  expect(outcome([&] {
+           auto y = b;
+           if (me == last)
+             (void)lu.solve_refined(1, b.data(), n, x.data(), n, 3);
+           else
+             lu.solve(1, y.data(), n);
+         }),
+         "solve vs solve_refined");
+  // The object still works on every rank afterwards.
+  auto y = b;
+  BOOST_TEST(outcome([&] { lu.solve(1, y.data(), n); }) == "ok");
+}
+
+BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process, *ut::precondition(cpu_only)) {
+  {
+    ooc_case c{150, 2, 40, 0, base_options(32, 8), "n = 150, file stripe 40, S = 32, S' = 8"};
+    check_out_of_core(c);
+  }
+  {
+    // Meta-zigzag groups of 3 and a cache of 5 stripes: evictions.
+    auto o = base_options(16, 8);
+    o.order = exala::stripe_order::meta_zigzag;
+    o.meta = 3;
+    o.cache_bytes = 5ull * 16 * 130 * 8;
+    o.checkpoint_interval_s = 0;
+    ooc_case c{130, 1, 25, 0, o, "n = 130, meta 3, small cache"};
+    check_out_of_core(c);
+  }
+  {
+    // Ill-conditioned: refinement takes steps.
+    auto o = base_options(24, 12);
+    o.cache_bytes = 3ull * 24 * 100 * 8;
+    ooc_case c{100, 1, 100, 1e10, o, "cond 1e10, n = 100, minimal cache", 3};
+    check_out_of_core(c);
+  }
+  {
+    // S chosen from the cache as the single process chooses it; fewer
+    // stripes than ranks for P = 4.
+    auto o = base_options(0, 0);
+    o.cache_bytes = 73728;  // S = 73728 / 8 / (8 n) = 28, then a multiple of 20: 20
+    ooc_case c{40, 1, 20, 0, o, "n = 40, S from the cache"};
+    check_out_of_core(c);
+  }
+}
+
+// Issue 15, row 1: systems near the ends of the double range (scaled by
+// 2^1015, 2^1021: ||A||_inf overflows, and 2^-1000) give finite solutions
+// with the single process's bits - the unscaled system's, for the unrefined
+// ones - in memory and out of core; the 2 x 2 system whose forward
+// substitution overflowed (b = (1e308, -1e308)) its exact solution.
+BOOST_AUTO_TEST_CASE(scaled_systems_match_single_process, *ut::precondition(cpu_only)) {
+  for (int s : {1015, 1021, -1000}) {
+    check_in_memory(60, base_options(16, 8), 61, false, 2, "n = 60 scaled by 2^" + std::to_string(s), s);
+    auto o = base_options(16, 8);
+    o.cache_bytes = 3ull * 16 * 60 * 8;
+    o.checkpoint_interval_s = 0;
+    ooc_case c{60, 1, 20, 0, o, "out of core, n = 60 scaled by 2^" + std::to_string(s), 62, s};
+    check_out_of_core(c);
+  }
+  const std::vector<double> A{1, 1, 0, 4}, b{1e308, -1e308};
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, 2, rows_of(A, 2), base_options(1, 1));
+  auto x = b;
+  lu.solve(1, x.data(), 2);
+  BOOST_TEST(same_bits(x, std::vector<double>{1e308, -0.5e308}), "rank " << t::rank());
+  std::vector<double> xr(2);
+  const auto rr = lu.solve_refined(1, b.data(), 2, xr.data(), 2, 5);
+  BOOST_TEST(same_bits(xr, x));
+  BOOST_TEST(rr.converged);
+  const std::vector<double> wrong{1e308, -4e307};
+  BOOST_TEST(lu.backward_error(1, b.data(), 2, wrong.data(), 2) > 0.06);
+}
+
+BOOST_AUTO_TEST_CASE(out_of_core_bad_input, *ut::precondition(cpu_only)) {
+  const int P = t::size(), me = t::rank(), last = P - 1;
+  temp_dir tmp("bad");
+  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), 40, 1, 5, 10, 0));
+  const std::vector<std::string> sys{tmp.sub("sys")};
+  // The system's own directory as rank_workdir.
+  BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, sys[0], base_options(8, 4)); }) ==
+             "arg:rank_workdir");
+  // One directory for every rank.
+  if (P > 1)
+    BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.sub("shared"), base_options(8, 4)); }) ==
+               "arg:rank_workdir");
+  // A directory that holds another system (on the last rank).
+  BOOST_TEST_REQUIRE(generate(tmp.sub("other"), 20, 1, 6, 10, 0));
+  {
+    const std::string got = outcome([&] {
+      exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, me == last ? tmp.sub("other") : tmp.rank_dir("w"),
+                               base_options(8, 4));
+    });
+    const std::string want = me == last ? "arg:rank_workdir" : "remote:" + std::to_string(last);
+    BOOST_TEST(got == want, "rank " << me << ": " << got);
+  }
+  // A missing system on the last rank.
+  {
+    const std::string got = outcome([&] {
+      exala::mpi::stripe_lu lu(MPI_COMM_WORLD, {me == last ? tmp.sub("nothing") : sys[0]},
+                               tmp.rank_dir("w2"), base_options(8, 4));
+    });
+    const std::string want = me == last ? "storage" : "remote:" + std::to_string(last);
+    BOOST_TEST(got == want, "rank " << me << ": " << got);
+  }
+  // Engine "cuda" without the registered engine: not_compiled_in everywhere.
+  {
+    auto cuda = base_options(8, 4);
+    cuda.engine = "cuda";
+    const std::string got = outcome([&] {
+      try {
+        exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("wc"), cuda);
+      } catch (const exala::not_compiled_in& e) {
+        throw std::runtime_error(std::string("not_compiled_in: ") + e.what());
+      }
+    });
+    BOOST_TEST(got.rfind("other:not_compiled_in: ", 0) == 0, "rank " << me << ": " << got);
+    BOOST_TEST(got.find("'cuda'") != std::string::npos, "rank " << me << ": " << got);
+  }
+  // A cache that cannot hold two working stripes beside the pivots.
+  auto small = base_options(8, 4);
+  small.cache_bytes = 2ull * 8 * 40 * 8;
+  BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w3"), small); }) ==
+             "arg:cache");
+  // Different cache budgets that choose different stripe heights.
+  if (P > 1) {
+    auto o = base_options(0, 0);
+    o.cache_bytes = me == last ? 40ull * 40 * 8 * 8 : 20ull * 40 * 8 * 8;
+    const std::string got =
+        outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w4"), o); });
+    BOOST_TEST((got == "arg:cache_bytes" || got.rfind("remote:", 0) == 0), "rank " << me << ": " << got);
+    BOOST_TEST(t::all_ranks(got != "ok"));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(out_of_core_singular_pivot_everywhere, *ut::precondition(cpu_only)) {
+  // A stored system whose stripe 1 has a zero row.
+  temp_dir tmp("sing");
+  const i64 n = 48, S = 8;
+  auto A = test_matrix(n, 31);
+  for (i64 j = 0; j < n; ++j) A[std::size_t(S + 5 + j * n)] = 0.0;
+  bool ok = true;
+  if (t::rank() == 0) {
+    try {
+      exala::stripe_system_writer w({tmp.sub("sys")}, n, 1, 16, true);
+      for (i64 I = 0; I < w.stripes(); ++I) w.write_stripe(I, A.data() + I * 16, n);
+      std::vector<double> b(std::size_t(n), 1.0);
+      w.write_rhs(b.data(), n);
+      w.finish("test: zero row 13");
+    } catch (const std::exception& e) {
+      BOOST_TEST_MESSAGE(e.what());
+      ok = false;
+    }
+  }
+  BOOST_TEST_REQUIRE(t::all_ranks(ok));
+  const auto opt = base_options(S, 4);
+  const std::string want = outcome([&] { exala::stripe_lu ref(n, A.data(), n, opt); });
+  BOOST_TEST(want.rfind("singular:", 0) == 0);
+  const std::string got = outcome(
+      [&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, {tmp.sub("sys")}, tmp.rank_dir("w"), opt); });
+  BOOST_TEST(got == want, "rank " << t::rank() << ": " << got);
+}
+
+namespace {
+
+// A write fault on one rank in the middle of its factorization: every rank
+// throws (storage_error there, remote_error elsewhere); the rerun resumes and
+// gives the bits of an uninterrupted run.
+void check_interrupted(const exala::stripe_lu_options& opt, i64 n, i64 file_stripe,
+                       const std::string& what) {
+  namespace st = exala::detail::stripe;
+  const int P = t::size(), me = t::rank();
+  const int faulty = P > 1 ? 1 : 0;
+  temp_dir tmp("kill");
+  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), n, 1, 9, file_stripe, 0));
+  const std::vector<std::string> sys{tmp.sub("sys")};
+  const auto B = test_rhs(n, 1, 17);
+  results want;
+  std::int64_t written = 0;
+  {
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("a"), opt);
+    want = solve_all(lu, n, B, 1);
+    written = lu.report().bytes_written;
+  }
+  // The fault: halfway through this rank's factorization (write_fault_offset).
+  if (me == faulty) st::inject_write_fault(t::write_fault_offset(n, opt.stripe, written));
+  const std::string got =
+      outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("b"), opt); });
+  st::inject_write_fault(-1);
+  const std::string expect_got = me == faulty ? "storage" : "remote:" + std::to_string(faulty);
+  BOOST_TEST(got == expect_got, what << ", rank " << me << ": " << got);
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("b"), opt);
+  BOOST_TEST_CONTEXT(what << " on rank " << me) {
+    BOOST_TEST_MESSAGE(what << ", rank " << me << " of " << P << ": resumed "
+                            << lu.report().groups_resumed << " groups, wrote "
+                            << lu.report().bytes_written << " of " << written << " bytes");
+    BOOST_TEST(lu.report().resumed);
+    BOOST_TEST(lu.report().groups_resumed > 0);
+    BOOST_TEST(lu.report().bytes_written < written);  // the finished groups were not redone
+    check_same(solve_all(lu, n, B, 1), want, what + ": resumed vs uninterrupted");
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(out_of_core_fault_during_copy, *ut::precondition(cpu_only)) {
+  // A write fault on the last rank while it copies its stripes: every rank
+  // throws; the rerun makes that rank's copy again, reuses the others', and
+  // gives the bits of the single process.
+  namespace st = exala::detail::stripe;
+  const int P = t::size(), me = t::rank(), last = P - 1;
+  temp_dir tmp("copy");
+  const i64 n = 64;
+  BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), n, 1, 12, 16, 0));
+  const std::vector<std::string> sys{tmp.sub("sys")};
+  const auto opt = base_options(16, 8);
+  if (me == last) st::inject_write_fault(5000);  // inside the first orig_ file
+  const std::string got =
+      outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w"), opt); });
+  st::inject_write_fault(-1);
+  BOOST_TEST(got == (me == last ? std::string("storage") : "remote:" + std::to_string(last)),
+             "rank " << me << ": " << got);
+  std::vector<double> A(std::size_t(n * n));
+  exala::stripe_system_reader(sys).read_rows(0, n, A.data(), n);
+  exala::stripe_lu ref(n, A.data(), n, opt);
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w"), opt);
+  const auto B = test_rhs(n, 2, 4);
+  check_same(solve_all(lu, n, B, 2), solve_all(ref, n, B, 2), "after a fault in the copy", true);
+}
+
+BOOST_AUTO_TEST_CASE(out_of_core_interrupted_run_resumes, *ut::precondition(cpu_only)) {
+  check_interrupted(base_options(16, 8), 128, 32, "unlimited cache");
+  auto o = base_options(16, 8);
+  o.cache_bytes = 3ull * 16 * 128 * 8;  // evictions: act_ and lseg_ files
+  o.checkpoint_interval_s = 0;
+  check_interrupted(o, 128, 32, "small cache, checkpoint every group");
+  auto z = base_options(16, 8);
+  z.order = exala::stripe_order::meta_zigzag;
+  z.meta = 2;
+  z.cache_bytes = 4ull * 16 * 128 * 8;
+  z.checkpoint_interval_s = 0;
+  check_interrupted(z, 128, 32, "meta 2, small cache");
+}
+
+// ------------------------------------------------------------------ long
+
+BOOST_AUTO_TEST_CASE(long_in_memory_sweep, *ut::label("long") * ut::precondition(cpu_only)) {
+  for (i64 n : {500, 777, 1500}) {
+    check_in_memory(n, base_options(64, 16), std::uint64_t(n), false, 2, "n = " + std::to_string(n));
+    check_in_memory(n, base_options(0, 0), std::uint64_t(n) + 1, true, 1,
+                    "graded n = " + std::to_string(n) + ", default S");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(long_out_of_core_sweep, *ut::label("long") * ut::precondition(cpu_only)) {
+  auto o = base_options(48, 16);
+  o.order = exala::stripe_order::meta_zigzag;
+  o.meta = 3;
+  o.cache_bytes = 6ull * 48 * 600 * 8;
+  o.checkpoint_interval_s = 0;
+  check_out_of_core({600, 2, 100, 0, o, "n = 600, meta 3, small cache"});
+  auto big = base_options(96, 32);
+  big.cache_bytes = 4ull * 96 * 1400 * 8;
+  big.checkpoint_interval_s = 0;
+  check_out_of_core({1400, 1, 128, 1e8, big, "cond 1e8, n = 1400, small cache"});
+  check_out_of_core({400, 1, 64, 1e12, base_options(64, 32), "cond 1e12, n = 400"});
+  auto k = base_options(32, 16);
+  k.cache_bytes = 3ull * 32 * 500 * 8;
+  k.checkpoint_interval_s = 0;
+  check_interrupted(k, 500, 50, "n = 500, small cache");
+}
+
+BOOST_AUTO_TEST_SUITE_END()  // distributed
+#endif  // EXALA_TEST_MPI

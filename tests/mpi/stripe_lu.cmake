@@ -1,14 +1,17 @@
-# The distributed stripe LU (exala::mpi::stripe_lu) against the single-process
-# exala::stripe_lu on the same engine, bit for bit, from one source over
-# {engine} x {rank count} (test_mpi_stripe_lu.cpp): in memory and out of
-# core, error agreement (singular pivots, bad or mismatched arguments, write
-# faults) and resume. The suite uses the stripe LU internals
-# (stripe/store.hpp: the write-fault hook), hence exala::stripe_internal.
-# Three builds:
+# The distributed stripe LU (exala::mpi::stripe_lu): tests/test_stripe_lu.cpp,
+# the one source of the stripe LU suites, built with EXALA_TEST_MPI - one
+# source run over {engine} x {rank count}. Under MPI its in-core cases run
+# through the distributed LU at -np 1..4 (against LAPACK and MPFR), and its
+# suite `distributed` compares the distributed LU with exala::stripe_lu on
+# the same engine, bit for bit (in memory, out of core, resume) and checks the
+# ranks' agreement on every error (singular pivots, bad or mismatched
+# arguments, write faults, a failed sweep). The suite uses the stripe LU
+# internals (the fault hooks), hence exala::stripe_internal, and LAPACK's
+# dgesv_ as an oracle. Three builds:
 # - test_mpi_stripe_lu: the CPU engine, every case. Its entries:
 #   test_mpi_stripe_cpu.npP (-np 1..4, labels unit and mpi) the engine cases
-#   (label engine); test_mpi_stripe_lu.npP (-np 1..4, labels unit and mpi)
-#   the CPU-only cases; test_mpi_stripe_lu_long.np4 (labels long and mpi)
+#   of `distributed` (label engine); test_mpi_stripe_lu.npP (-np 1..4, labels
+#   unit and mpi) the rest; test_mpi_stripe_lu_long.np4 (labels long and mpi)
 #   the long ones.
 # - test_mpi_stripe_fakedev: a fake device engine in host memory registered
 #   as "cuda" by the test itself (the device driver path, every build, CI):
@@ -17,8 +20,13 @@
 #   (the ranks may share one GPU), labels cuda and mpi, not unit: CI has no
 #   GPU and runs -LE 'long|cuda'. On a GPU machine:
 #   ctest --test-dir <build> -L cuda -R mpi --output-on-failure
-exala_mpi_test_executable(test_mpi_stripe_lu mpi/test_mpi_stripe_lu.cpp)
-target_link_libraries(test_mpi_stripe_lu PRIVATE exala::stripe_internal)
+function(exala_stripe_mpi_test name)
+  exala_mpi_test_executable(${name} test_stripe_lu.cpp)
+  target_link_libraries(${name} PRIVATE exala::stripe_internal ${LAPACK_LIBRARIES} ${BLAS_LIBRARIES})
+  target_compile_definitions(${name} PRIVATE EXALA_TEST_MPI=1 ${ARGN})
+endfunction()
+
+exala_stripe_mpi_test(test_mpi_stripe_lu)
 foreach(p 1 2 3 4)
   exala_add_mpi_run(test_mpi_stripe_lu.np${p} NP ${p}
                     COMMAND $<TARGET_FILE:test_mpi_stripe_lu> --run_test=!@long:!@engine)
@@ -32,18 +40,14 @@ exala_add_mpi_run(test_mpi_stripe_lu_long.np4 NP 4 TIMEOUT 1800 LABELS "long;mpi
 set_property(TEST test_mpi_stripe_lu.np1 test_mpi_stripe_lu.np2 test_mpi_stripe_lu.np3 test_mpi_stripe_lu.np4
              test_mpi_stripe_lu_long.np4 APPEND PROPERTY ENVIRONMENT EXALA_CUDA_PLUGIN=/nonexistent/libexala_cuda.so)
 
-exala_mpi_test_executable(test_mpi_stripe_fakedev mpi/test_mpi_stripe_lu.cpp)
-target_link_libraries(test_mpi_stripe_fakedev PRIVATE exala::stripe_internal)
-target_compile_definitions(test_mpi_stripe_fakedev PRIVATE EXALA_TEST_FAKE_DEVICE=1)
+exala_stripe_mpi_test(test_mpi_stripe_fakedev EXALA_TEST_FAKE_DEVICE=1)
 foreach(p 1 2 3 4)
   exala_add_mpi_run(test_mpi_stripe_fakedev.np${p} NP ${p}
                     COMMAND $<TARGET_FILE:test_mpi_stripe_fakedev>)
 endforeach()
 if(TARGET exala::gpu_cuda)
-  exala_mpi_test_executable(test_mpi_stripe_cuda mpi/test_mpi_stripe_lu.cpp)
+  exala_stripe_mpi_test(test_mpi_stripe_cuda EXALA_TEST_ENGINE_CUDA=1)
   target_link_libraries(test_mpi_stripe_cuda PRIVATE exala::gpu_cuda)
-  target_link_libraries(test_mpi_stripe_cuda PRIVATE exala::stripe_internal)
-  target_compile_definitions(test_mpi_stripe_cuda PRIVATE EXALA_TEST_ENGINE_CUDA=1)
   foreach(p 1 2)
     exala_add_mpi_run(test_mpi_stripe_cuda.np${p} NP ${p} TIMEOUT 900 LABELS "cuda;mpi"
                       COMMAND $<TARGET_FILE:test_mpi_stripe_cuda>)

@@ -1,7 +1,8 @@
-// What the distributed stripe LU suite's cases (test_mpi_stripe_lu.cpp, its
-// engine cases and its CPU-only cases) share: the systems on disk (one copy
-// of the generator), the test matrices, the results compared and their
-// comparison, the outcome of a collective call, and temporary directories.
+// What the distributed cases of the stripe LU suite (test_stripe_lu.cpp built
+// with EXALA_TEST_MPI: its suite `distributed`, engine and CPU-only cases)
+// share: the systems on disk (one copy of the generator), the test matrices,
+// the results compared and their comparison, the outcome of a collective
+// call, and temporary directories shared by the ranks.
 #pragma once
 
 #include <boost/test/unit_test.hpp>
