@@ -629,6 +629,35 @@ BOOST_AUTO_TEST_CASE(singular_pivot_is_named) {
                         [](const exala::singular_pivot& e) { return e.column() == 150; });
 }
 
+// The progress callback's exception reaches the caller and ends the run: at
+// the first report, at a middle step and at the last one, in core and out of
+// core. (Distributed, where one rank may cancel alone: the suite
+// `distributed`.)
+BOOST_AUTO_TEST_CASE(throwing_progress_callback_ends_the_run, *ut::precondition(one_process)) {
+  const i64 n = 40, S = 8;
+  const auto a = random_matrix(n, n, 41);
+  temp_dir d("cancel");
+  write_system(d.str(), n, a, random_matrix(n, 1, 42), 1, S);
+  for (const i64 step : {0, 2, 5}) {
+    auto o = opts(S, 4);
+    o.progress_interval_s = 0;
+    i64 calls_after = 0;
+    o.on_progress = [step, &calls_after](const exala::stripe_lu_progress& p) {
+      if (p.phase != "factor" || p.step < step) return;
+      if (p.step > step) ++calls_after;
+      throw std::runtime_error("cancelled at " + std::to_string(p.step));
+    };
+    const std::string want = "cancelled at " + std::to_string(step);
+    BOOST_CHECK_EXCEPTION(make_lu(n, a.data(), n, o), std::runtime_error,
+                          [&](const std::runtime_error& e) { return e.what() == want; });
+    o.cache_bytes = 3ull * S * n * 8;
+    o.resume = false;
+    BOOST_CHECK_EXCEPTION(exala::stripe_lu({d.str()}, o), std::runtime_error,
+                          [&](const std::runtime_error& e) { return e.what() == want; });
+    BOOST_TEST(calls_after == 0, "step " << step);  // not called again once it threw
+  }
+}
+
 // An empty system (n = 0) factors, solves, refines and measures nothing, with
 // no argument error (the residual once called gemv with lda = 0).
 BOOST_AUTO_TEST_CASE(empty_system) {
@@ -2344,6 +2373,79 @@ BOOST_AUTO_TEST_CASE(out_of_core_interrupted_run_resumes, *ut::precondition(cpu_
 }
 
 // ------------------------------------------------------------------ long
+
+// A progress callback that throws on one rank (a user cancelling the run
+// there) ends the call on every rank, as a failed step does: that rank
+// throws the callback's exception, the others remote_error naming it. No
+// rank is left waiting, and the ranks stay in step for the next call.
+// Thrown in the factorization (in memory at the first report, at a middle
+// step and at the last one; out of core at a group boundary) and in the
+// refinement; on the build's engine (the device builds: the device loops).
+BOOST_AUTO_TEST_CASE(throwing_progress_callback_fails_every_rank) {
+  const i64 n = 40, S = 8;  // 5 stripes
+  const auto A = test_matrix(n, 15);
+  const auto B = test_rhs(n, 1, 16);
+  const int P = t::size(), me = t::rank();
+  // Options whose callback throws on rank `bad` once `phase` reaches `step`.
+  auto cancelling = [&](int bad, const std::string& phase, i64 step) {
+    auto o = engine_options(S, 4);
+    o.progress_interval_s = 0;
+    if (me == bad)
+      o.on_progress = [phase, step](const exala::stripe_lu_progress& p) {
+        if (p.phase == phase && p.step >= step)
+          throw std::runtime_error("cancelled in " + p.phase + " at step " + std::to_string(p.step));
+      };
+    return o;
+  };
+  auto want = [&](int bad, const std::string& phase, i64 step) {
+    return me == bad ? "other:cancelled in " + phase + " at step " + std::to_string(step)
+                     : "remote:" + std::to_string(bad);
+  };
+  for (int bad = 0; bad < P; ++bad) {
+    for (const i64 step : {0, 2, 5}) {
+      const auto o = cancelling(bad, "factor", step);
+      const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), o); });
+      BOOST_TEST(got == want(bad, "factor", step),
+                 "in memory, step " << step << ", bad rank " << bad << ", rank " << me << ": " << got);
+      check_still_in_step(n, A, engine_options(S, 4), "factor step " + std::to_string(step));
+    }
+    {
+      const auto o = cancelling(bad, "refine", 1);
+      std::string got;
+      {
+        exala::mpi::stripe_lu lu(MPI_COMM_WORLD, n, rows_of(A, n), o);
+        std::vector<double> x(static_cast<std::size_t>(n));
+        got = outcome([&] { lu.solve_refined(1, B.data(), n, x.data(), n, 5); });
+      }
+      BOOST_TEST(got == want(bad, "refine", 1), "refine, bad rank " << bad << ", rank " << me << ": " << got);
+      check_still_in_step(n, A, engine_options(S, 4), "refine");
+    }
+    for (const i64 step : {0, 2, 5}) {  // groups of one stripe: 5 groups
+      temp_dir tmp("progress");
+      BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), n, 1, 5, S, 0));
+      const std::vector<std::string> sys{tmp.sub("sys")};
+      auto o = cancelling(bad, "factor", step);
+      o.cache_bytes = 3ull * S * n * 8;
+      o.checkpoint_interval_s = 0;
+      const std::string got =
+          outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w"), o); });
+      BOOST_TEST(got == want(bad, "factor", step),
+                 "out of core, step " << step << ", bad rank " << bad << ", rank " << me << ": " << got);
+      // The interrupted run resumes to the bits of one process.
+      auto ok = engine_options(S, 4);
+      ok.cache_bytes = o.cache_bytes;
+      ok.checkpoint_interval_s = 0;
+      std::vector<double> A2(std::size_t(n * n));
+      exala::stripe_system_reader(sys).read_rows(0, n, A2.data(), n);
+      exala::stripe_lu ref(n, A2.data(), n, ok);
+      exala::mpi::stripe_lu lu(MPI_COMM_WORLD, sys, tmp.rank_dir("w"), ok);
+      std::vector<double> x = B, y = B;
+      ref.solve(1, x.data(), n);
+      lu.solve(1, y.data(), n);
+      BOOST_TEST(same_bits(x, y), "out of core resumed after the cancel, rank " << me);
+    }
+  }
+}
 
 BOOST_AUTO_TEST_CASE(long_in_memory_sweep, *ut::label("long") * ut::precondition(cpu_only)) {
   for (i64 n : {500, 777, 1500}) {

@@ -424,8 +424,10 @@ void stripe_lu::impl::factor_in_memory() {
       pinned.pin(s.data(), s.size() * sizeof(double));
     rep.pin_seconds = seconds_since(tp);
   });
+  // The user's progress callback may throw on one rank: the reports before
+  // and after the loop are agreed (the loop keeps a throw for its next step).
   progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
-  pm.report(0, nullptr, true);
+  d.agree([&] { pm.report(0, nullptr, true); });
   const auto t0 = clock_type::now();
   const i64 cap = opt.meta > 0 ? opt.meta : std::max<i64>(1, N / (4 * i64(P)));
   rep.meta = st::factor_in_memory_device(
@@ -437,7 +439,7 @@ void stripe_lu::impl::factor_in_memory() {
       [this](const st::block& b, i64 r0) { note_pivots(b, r0); }, &rep.pin_seconds);
   finish_report(seconds_since(t0), 0);
   pm.done = pm.total;
-  pm.report(N, nullptr, true);
+  d.agree([&] { pm.report(N, nullptr, true); });
 }
 
 // -------------------------------------------------------------- the solves
@@ -510,6 +512,7 @@ refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double
   ops.solve = [this](i64 k, double* y, i64 ldy) { solve_in_place(k, y, ldy); };
   ops.residual = [&](const double* xx, i64 ldxx, double* r) { residual(nrhs, b, ldb, xx, ldxx, r); };
   ops.scale = sc;
+  ops.agree = [this](const std::function<void()>& f) { detail::agree(comm, f); };
   return st::refine_loop(n, nrhs, b, ldb, x, ldx, max_refine, ops, opt, rs ? &rs->counters() : nullptr);
 }
 

@@ -26,8 +26,10 @@
 //   another value (a rounding mode, a block size that decides how many
 //   messages are sent, ...) or calls another routine of this header is named
 //   the same way, where it would otherwise hang or get another result. Errors found during the computation
-//   (an I/O error on a rank's disk) are shared the same way at the next
-//   agreement point; a singular pivot or a singular triangular matrix is
+//   (an I/O error on a rank's disk, an exception from the stripe LU's
+//   progress callback, which may differ between ranks: a user cancelling the
+//   run on one rank) are shared the same way at the next agreement point
+//   or step; a singular pivot or a singular triangular matrix is
 //   thrown on every rank as the single-process routine throws it
 //   (exala::singular_pivot, exala::singular_matrix, with its column or row).
 // - The communicator must have been created by an initialized MPI (the

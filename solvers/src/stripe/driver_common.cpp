@@ -349,7 +349,10 @@ refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, st
     eta = eta_n;
     ++rr.steps;
     pm.done = rr.steps;
-    pm.report(rr.steps, nullptr, false);
+    if (ops.agree)
+      ops.agree([&] { pm.report(rr.steps, nullptr, false); });
+    else
+      pm.report(rr.steps, nullptr, false);
     if (stalled) {
       rr.converged = eta <= 2 * unit_roundoff;
       break;

@@ -172,6 +172,10 @@ struct refine_ops {
   solve_fn solve;
   std::function<void(const double* x, std::int64_t ldx, double* r)> residual;
   matrix_scale scale;
+  // Runs f so that every rank throws when one does (MPI: detail::agree);
+  // null: f is called directly (one process). The progress reports run in it:
+  // the user's callback may throw on one rank only.
+  std::function<void(const std::function<void()>& f)> agree;
 };
 refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, std::int64_t ldb,
                           double* x, std::int64_t ldx, int max_refine, const refine_ops& ops,

@@ -89,9 +89,10 @@ std::unique_ptr<stripe_cache> driver_state::whole_stripes(std::function<void(i64
 // order, then its factorization: the same engine calls, hence the same bits,
 // as without lookahead.
 // Errors: a failed step is shared with its broadcast (owner_step's contract:
-// every rank throws). A rank whose sweep fails stops sweeping but keeps
-// taking part in the broadcasts; it fails the next step it owns, or, at the
-// latest, the agreement after the loop, so no rank is left waiting.
+// every rank throws). A rank whose sweep fails, or whose progress callback
+// throws, stops sweeping but keeps taking part in the broadcasts; it fails
+// the next step it owns, or, at the latest, the agreement after the loop, so
+// no rank is left waiting.
 namespace {
 std::atomic<i64> sweep_fault_step{-1};
 }
@@ -101,7 +102,6 @@ void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
                       const own_stripe_fn& own, i64* ipiv) {
   const i64 n = f.n, S = f.S, N = f.N;
   progress_meter pm(f.opt, "factor", lu_flops(n), N, nullptr);
-  pm.report(0, nullptr, true);
   const auto t0 = clock_type::now();
   auto count = [&](i64 J) { return f.rows(J) * (n - J * S); };
   // Stripe J's factored columns [J*S, n): the owner's stripe, or received
@@ -117,7 +117,18 @@ void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
     if (d.mine(J)) return own(J);
     return {recv[J % 2].data(), f.rows(J), J * S, n, f.rows(J)};
   };
-  std::exception_ptr failed;  // this rank's failed sweep
+  std::exception_ptr failed;  // this rank's failed sweep or progress callback
+  // The user's callback: its exception fails this rank like a failed sweep
+  // (thrown here, it would leave the other ranks waiting in a broadcast).
+  auto report = [&](i64 step, bool force) {
+    if (failed) return;
+    try {
+      pm.report(step, nullptr, force);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  };
+  report(0, true);
   // Stripe J on its owner, eliminated by J - 1 (the earlier pivots reached
   // it in earlier steps), then factored.
   auto factor = [&](i64 J) {
@@ -151,14 +162,14 @@ void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
     if (next) next->finish();
     pm.done += factor_flops(n, c0, f.rows(J));
     for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, c0, f.rows(J), f.rows(I));
-    pm.report(J + 1, nullptr, false);
+    report(J + 1, false);
   }
+  pm.done = pm.total;
+  report(N, true);
   d.agree([&] {
     if (failed) std::rethrow_exception(failed);
   });
   f.finish(seconds_since(t0), 0);
-  pm.done = pm.total;
-  pm.report(N, nullptr, true);
 }
 
 i64 factor_in_memory_device(device_engine& e, distribution& d, i64 n, i64 S, i64 Sp, i64 N,
@@ -190,12 +201,18 @@ i64 factor_in_memory_device(device_engine& e, distribution& d, i64 n, i64 S, i64
     }
     if (pin_seconds) *pin_seconds += seconds_since(tp);
   });
-  auto report = [&](i64 step, double flops) {
-    if (on_stripe) on_stripe(step, flops);
-  };
-  // A failed upload of a received pivot: thrown at this rank's next step or
-  // agreement (never skipping a collective).
+  // A failed upload of a received pivot, or an exception from on_stripe (the
+  // user's progress callback): thrown at this rank's next step or agreement
+  // (never skipping a collective).
   std::exception_ptr pending;
+  auto report = [&](i64 step, double flops) {
+    if (!on_stripe || pending) return;
+    try {
+      on_stripe(step, flops);
+    } catch (...) {
+      pending = std::current_exception();
+    }
+  };
   for (i64 first = 0; first < N; first += mg) {
     const i64 last = std::min(N, first + mg);
     for (i64 J = first; J < last; ++J) {
@@ -242,6 +259,9 @@ i64 factor_in_memory_device(device_engine& e, distribution& d, i64 n, i64 S, i64
       for (i64 I = last; I < N; ++I) fl += elim_flops(n, J * S, rows(J), rows(I));
     report(last, fl);
   }
+  d.agree([&] {
+    if (pending) std::rethrow_exception(pending);
+  });
   return mg;
 }
 
@@ -462,7 +482,9 @@ void ooc_run::run() {
   const auto t0 = clock_type::now();
   auto last_checkpoint = t0;
   const i64 read0 = sto_.counters().bytes_read, written0 = sto_.counters().bytes_written;
-  pm.report(rep.groups_resumed, nullptr, true);
+  // The user's progress callback: its exception, like any, must reach every
+  // rank, so it is thrown inside an agreement, or kept (pending) for the next.
+  d_.agree([&] { pm.report(rep.groups_resumed, nullptr, true); });
 
   auto view = [&](cache_buffer& b) { return block{b.data.get(), b.rows, b.col0, n_, b.rows}; };
   // The group's pivot stripes: member J's columns [pcol0, n) (ld rows(J)).
@@ -677,9 +699,16 @@ void ooc_run::run() {
     for (i64 I = last; I < N_; ++I)
       for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
     const auto cs = cache.stats();
-    pm.report(g + 1, &cs, true);
+    if (!pending) try {
+        pm.report(g + 1, &cs, true);
+      } catch (...) {
+        pending = std::current_exception();
+      }
   }
-  d_.agree([&] { cache.flush_all(); });
+  d_.agree([&] {
+    if (pending) std::rethrow_exception(pending);
+    cache.flush_all();
+  });
   const auto cs = cache.stats();
   f_.finish(seconds_since(t0), resumed_flops);
   rep.bytes_read = sto_.counters().bytes_read - read0;
@@ -687,7 +716,7 @@ void ooc_run::run() {
   rep.cache_hits = cs.hits, rep.cache_misses = cs.misses + cs.prefetched;
   rep.peak_cache_bytes = cs.peak_bytes;
   pm.done = pm.total;
-  pm.report(G_, &cs, true);
+  d_.agree([&] { pm.report(G_, &cs, true); });
 }
 
 }  // namespace
