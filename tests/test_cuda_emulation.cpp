@@ -2,7 +2,8 @@
 // under tests/cuda_emulation.hpp (a std::thread per CUDA thread, barriers as
 // on the device), in CI: the exact gemm's scan, scale, residue (32 x 32
 // shared-memory tiles), fold and finish kernels driven as gemm_ozaki8.cu
-// drives them (panels of C with row/column offsets, the int32 products in
+// drives them (panels of C with row/column offsets; k in one chunk or in
+// several, folded as for k > ozaki8::k_chunk; the int32 products in
 // cuBLAS's "TN" layout with the leading dimension padded to 4, computed
 // here by a plain loop in place of cublasGemmStridedBatchedEx), then the
 // host's exact finish of the flagged entries; every result bit for bit
@@ -43,8 +44,11 @@ namespace {
 int blocks(i64 n, int t) { return static_cast<int>((n + t - 1) / t); }
 
 // gemm_ozaki8.cu's run_device on the host: g in column-major form; panels
-// of mp x np; returns the flagged entries (i + j m).
-std::vector<i64> emulated_gemm(const oz::gemm_args& g, i64 mp, i64 np) {
+// of mp x np; k in chunks of at most max_chunk terms (run_device: k_chunk;
+// a smaller multiple of k_align here, to run the fold kernel and the residue
+// kernel at k offsets without a k of 131056 or more); returns the flagged
+// entries (i + j m).
+std::vector<i64> emulated_gemm(const oz::gemm_args& g, i64 mp, i64 np, i64 max_chunk = oz::k_chunk) {
   const i64 m = g.m, n = g.n, k = g.k;
   const kr::line_src src_a{g.a, g.lda, g.ta}, src_b{g.b, g.ldb, !g.tb};
   std::vector<oz::line_info> info_a(static_cast<std::size_t>(m)), info_b(static_cast<std::size_t>(n));
@@ -57,7 +61,8 @@ std::vector<i64> emulated_gemm(const oz::gemm_args& g, i64 mp, i64 np) {
                     m, P.wa, k, P.clog2k, sa.data());
   exala_emu::launch_serial(dim3(blocks(n, 256)), dim3(256), kr::scale_kernel, static_cast<const oz::line_info*>(info_b.data()),
                     n, P.wb, k, P.clog2k, sb.data());
-  const i64 chunk = std::min<i64>(k, oz::k_chunk), kp = (chunk + oz::k_align - 1) / oz::k_align * oz::k_align;
+  const i64 chunk = std::min<i64>(k, max_chunk), kp = (chunk + oz::k_align - 1) / oz::k_align * oz::k_align;
+  const i64 chunks = (k + chunk - 1) / chunk;
   const i64 N = P.n;
   std::vector<unsigned char> flags(static_cast<std::size_t>(m * n), 0);
   unsigned long long count = 0;
@@ -65,23 +70,30 @@ std::vector<i64> emulated_gemm(const oz::gemm_args& g, i64 mp, i64 np) {
     for (i64 j0 = 0; j0 < n; j0 += np) {
       const i64 mi = std::min(mp, m - i0), nj = std::min(np, n - j0), ldr = (mi + 3) / 4 * 4;
       std::vector<std::int8_t> ares(static_cast<std::size_t>(N * mi * kp), 99), bres(static_cast<std::size_t>(N * nj * kp), 99);
-      std::vector<std::int32_t> cres(static_cast<std::size_t>(N * ldr * nj), -7);
+      std::vector<std::int32_t> cres(static_cast<std::size_t>(N * ldr * nj), -7), prod(cres.size(), -9);
       const dim3 tb(kr::tile, 8);
-      exala_emu::launch(dim3(static_cast<unsigned>((kp + kr::tile - 1) / kr::tile), static_cast<unsigned>((mi + kr::tile - 1) / kr::tile)),
-                        tb, kr::residue_kernel, src_a, static_cast<const oz::line_scale*>(sa.data()), i0, mi, i64{0},
-                        k, kp, P, ares.data());
-      exala_emu::launch(dim3(static_cast<unsigned>((kp + kr::tile - 1) / kr::tile), static_cast<unsigned>((nj + kr::tile - 1) / kr::tile)),
-                        tb, kr::residue_kernel, src_b, static_cast<const oz::line_scale*>(sb.data()), j0, nj, i64{0},
-                        k, kp, P, bres.data());
-      // cublasGemmStridedBatchedEx(T, N, mi, nj, kp, A lda kp stride mi kp, B ldb kp stride nj kp, C ldc ldr stride ldr nj)
-      for (i64 t = 0; t < N; ++t)
-        for (i64 j = 0; j < nj; ++j)
-          for (i64 i = 0; i < mi; ++i) {
-            std::int32_t s = 0;
-            for (i64 l = 0; l < kp; ++l)
-              s += static_cast<std::int32_t>(ares[(t * mi + i) * kp + l]) * bres[(t * nj + j) * kp + l];
-            cres[t * ldr * nj + i + j * ldr] = s;
-          }
+      for (i64 c = 0; c < chunks; ++c) {
+        const i64 l0 = c * chunk, len = std::min(chunk, k - l0);
+        exala_emu::launch(dim3(static_cast<unsigned>((kp + kr::tile - 1) / kr::tile), static_cast<unsigned>((mi + kr::tile - 1) / kr::tile)),
+                          tb, kr::residue_kernel, src_a, static_cast<const oz::line_scale*>(sa.data()), i0, mi, l0,
+                          len, kp, P, ares.data());
+        exala_emu::launch(dim3(static_cast<unsigned>((kp + kr::tile - 1) / kr::tile), static_cast<unsigned>((nj + kr::tile - 1) / kr::tile)),
+                          tb, kr::residue_kernel, src_b, static_cast<const oz::line_scale*>(sb.data()), j0, nj, l0,
+                          len, kp, P, bres.data());
+        // cublasGemmStridedBatchedEx(T, N, mi, nj, kp, A lda kp stride mi kp, B ldb kp stride nj kp, C ldc ldr stride ldr nj)
+        std::vector<std::int32_t>& out = c == 0 ? cres : prod;
+        for (i64 t = 0; t < N; ++t)
+          for (i64 j = 0; j < nj; ++j)
+            for (i64 i = 0; i < mi; ++i) {
+              std::int32_t s = 0;
+              for (i64 l = 0; l < kp; ++l)
+                s += static_cast<std::int32_t>(ares[(t * mi + i) * kp + l]) * bres[(t * nj + j) * kp + l];
+              out[t * ldr * nj + i + j * ldr] = s;
+            }
+        if (c > 0)
+          exala_emu::launch_serial(dim3(blocks(N * ldr * nj, 256)), dim3(256), kr::fold_kernel, cres.data(),
+                                   static_cast<const std::int32_t*>(prod.data()), ldr * nj, P);
+      }
       const kr::finish_args f{m, i0, j0, mi, nj, ldr, g.alpha, g.beta, g.c, g.ldc, g.mode, g.c_lo, g.c_err};
       exala_emu::launch_serial(dim3(blocks(mi * nj, 128)), dim3(128), kr::finish_kernel,
                         static_cast<const std::int32_t*>(cres.data()), P, static_cast<const oz::line_scale*>(sa.data()),
@@ -133,13 +145,16 @@ BOOST_AUTO_TEST_CASE(gemm_kernels_match_the_reference) {
                                                       got.data(), ldc, md}
                                       : oz::gemm_args{n, m, k, alpha, b.data(), ldb, bt, a.data(), lda, at, beta,
                                                       got.data(), ldc, md};
-          // Panels that do not divide C (offsets i0, j0 > 0), and one panel.
+          // Panels that do not divide C (offsets i0, j0 > 0), and one panel;
+          // k in one chunk, or in chunks of 16 or 32 terms (folded).
           const i64 mp = idx % 2 ? g.m : 16, np = idx % 2 ? 12 : g.n;
-          const std::vector<i64> rest = emulated_gemm(g, mp, np);
+          const i64 max_chunk = idx % 3 == 0 ? oz::k_chunk : idx % 3 == 1 ? 16 : 32;
+          const std::vector<i64> rest = emulated_gemm(g, mp, np, max_chunk);
           oz::finish_exact(g, rest.data(), static_cast<i64>(rest.size()));
           int bad = 0;
           for (std::size_t i = 0; i < got.size(); ++i) bad += !same_bits(got[i], want[i]);
-          BOOST_TEST(bad == 0, "lay=" << int(lay) << " ta=" << int(ta) << " tb=" << int(tb) << " kind=" << kind);
+          BOOST_TEST(bad == 0, "lay=" << int(lay) << " ta=" << int(ta) << " tb=" << int(tb) << " kind=" << kind
+                                      << " chunk=" << max_chunk);
           if (kind == 0) BOOST_TEST(rest.empty());
           if (kind == 2) BOOST_TEST(!rest.empty());
         }

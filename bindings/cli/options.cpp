@@ -24,7 +24,14 @@ namespace exala::cli {
 
 // ---- option values ----
 
-std::string quote_value(std::string_view value) { return "'" + exala::io::printable(value) + "'"; }
+// (Appended piece by piece: GCC 12 warns, wrongly, that "'" + a temporary
+// string may overlap itself (-Wrestrict, GCC bug 105651).)
+std::string quote_value(std::string_view value) {
+  std::string q = "'";
+  q += exala::io::printable(value);
+  q += '\'';
+  return q;
+}
 
 // A real number written as in the files (decimal, hex float, inf, nan).
 double parse_real_option(std::string_view name, std::string_view value) {
@@ -193,8 +200,9 @@ namespace {
 // "reference|simd|omp (default simd)", and the ones this build lacks.
 std::string backend_help() {
   std::string names, missing;
-#define EXALA_CLI_NAME_(name, desc)                         \
-  names += (names.empty() ? "" : "|") + std::string(#name); \
+#define EXALA_CLI_NAME_(name, desc)   \
+  names += names.empty() ? "" : "|"; \
+  names += #name;                     \
   if (!exala::is_compiled_in(exala::backend::name)) missing += ", " #name " is not compiled in";
   EXALA_BACKENDS(EXALA_CLI_NAME_)
 #undef EXALA_CLI_NAME_

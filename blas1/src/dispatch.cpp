@@ -30,7 +30,9 @@ backend parse_backend(std::string_view name, const std::string& arg) {
   EXALA_BACKENDS(EXALA_PARSE_)
 #undef EXALA_PARSE_
   std::string known;
-#define EXALA_LIST_(n, desc) known += (known.empty() ? "" : "|") + std::string(#n);
+#define EXALA_LIST_(n, desc)       \
+  known += known.empty() ? "" : "|"; \
+  known += #n;
   EXALA_BACKENDS(EXALA_LIST_)
 #undef EXALA_LIST_
   throw invalid_argument(arg, "has unknown value '" + std::string(name) + "' (expected " + known + ")");
