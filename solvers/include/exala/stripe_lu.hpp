@@ -198,6 +198,9 @@ struct stripe_lu_options {
   // "cpu" (the system BLAS), or "cuda" (cuBLAS/cuSOLVER: needs a build with
   // CUDA and a program linking exala::gpu_cuda, see exala/cuda.hpp).
   std::string engine = "cpu";
+  // Progress reports; an exception from it ends the factorization or the
+  // refinement and reaches the caller (exala::mpi::stripe_lu: on every rank,
+  // see exala/mpi.hpp), and it is not called again.
   std::function<void(const stripe_lu_progress&)> on_progress;
   double progress_interval_s = 0.5;
 };
