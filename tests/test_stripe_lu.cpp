@@ -13,8 +13,8 @@
 //   and every dense call on device memory (label unit, CI);
 // - EXALA_TEST_ENGINE_CUDA: the CUDA engine (cuBLAS / cuSOLVER,
 //   exala::gpu_cuda), run on the GPU machine (label cuda). Without a device
-//   every engine case is skipped (one process) or fails on every rank with
-//   the engine's error (MPI), and says why.
+//   the cases through the front are skipped, and the suite distributed's
+//   engine cases fail on every rank with the engine's error; both say why.
 // The rank count (the front, lu_under_test below):
 // - one process (no macro): exala::stripe_lu; builds test_stripe_lu,
 //   test_stripe_fakedev, test_stripe_cuda (tests/CMakeLists.txt);
@@ -33,7 +33,8 @@
 //   LU with the one-process LU bit for bit (in memory and out of core,
 //   resume, scaled systems) and checks that every rank agrees on every
 //   error (singular pivots, bad or mismatched arguments, write faults, a
-//   failed sweep). It runs in the MPI builds only.
+//   failed sweep, a progress callback that throws on one rank). It runs in
+//   the MPI builds only.
 // - The cases whose subject depends on neither the engine nor the rank count
 //   (the host cache, the reader, the stored solution, the backward-error
 //   formula, the refinement loop) run once, in test_stripe_lu.
