@@ -160,11 +160,11 @@ bool on_first_rank() {
 // the CPU engine and one process.
 const only_if engine_independent{!on_device && !distributed,
                                  "engine- and rank-independent: run by test_stripe_lu only"};
-// The one-process front's out-of-core cases; the distributed ones are in the
-// suite `distributed`.
+// Cases of the one-process front only (out of core, the progress callback):
+// their distributed counterparts are in the suite `distributed`.
 const only_if one_process{!distributed,
-                          "one-process out of core: the distributed out-of-core cases are the "
-                          "suite distributed"};
+                          "one process only: the distributed counterparts are in the suite "
+                          "distributed"};
 
 // The fake device's counters around a factorization: it uploaded stripes,
 // and every dense call had device operands. (Nothing to check on the CPU or
