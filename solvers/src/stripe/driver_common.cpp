@@ -126,6 +126,15 @@ void progress_meter::report(i64 step, const cache_stats* cs, bool force) {
   opt.on_progress(p);
 }
 
+void progress_meter::report_or_keep(i64 step, const cache_stats* cs, bool force, std::exception_ptr& kept) {
+  if (kept) return;
+  try {
+    report(step, cs, force);
+  } catch (...) {
+    kept = std::current_exception();
+  }
+}
+
 double max_abs_col(i64 n, const double* x, i64 ldx, i64 c) {
   double m = 0;
   for (i64 i = 0; i < n; ++i) {
@@ -349,10 +358,7 @@ refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, st
     eta = eta_n;
     ++rr.steps;
     pm.done = rr.steps;
-    if (ops.agree)
-      ops.agree([&] { pm.report(rr.steps, nullptr, false); });
-    else
-      pm.report(rr.steps, nullptr, false);
+    ops.agree([&] { pm.report(rr.steps, nullptr, false); });
     if (stalled) {
       rr.converged = eta <= 2 * unit_roundoff;
       break;

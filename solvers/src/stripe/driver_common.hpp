@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 
@@ -67,6 +68,11 @@ struct progress_meter {
   progress_meter(const stripe_lu_options& o, std::string ph, double tot, std::int64_t nsteps,
                  io_counters* c);
   void report(std::int64_t step, const cache_stats* cs, bool force);
+  // As report, for a loop that must not throw here (the other ranks would be
+  // left waiting): the callback's exception goes into `kept`, for the loop
+  // to throw at its next step or agreement. Nothing is reported once `kept`
+  // holds an exception (the callback's or the loop's own).
+  void report_or_keep(std::int64_t step, const cache_stats* cs, bool force, std::exception_ptr& kept);
 };
 
 // Guarantee: exact (a maximum of absolute values): max_i |x(i, c)|, x n x ?
@@ -172,10 +178,10 @@ struct refine_ops {
   solve_fn solve;
   std::function<void(const double* x, std::int64_t ldx, double* r)> residual;
   matrix_scale scale;
-  // Runs f so that every rank throws when one does (MPI: detail::agree);
-  // null: f is called directly (one process). The progress reports run in it:
-  // the user's callback may throw on one rank only.
-  std::function<void(const std::function<void()>& f)> agree;
+  // Runs f so that every rank throws when one does (MPI: detail::agree; one
+  // process: f itself). The progress reports run in it: the user's callback
+  // may throw on one rank only.
+  std::function<void(const std::function<void()>& f)> agree = [](const std::function<void()>& f) { f(); };
 };
 refine_report refine_loop(std::int64_t n, std::int64_t nrhs, const double* b, std::int64_t ldb,
                           double* x, std::int64_t ldx, int max_refine, const refine_ops& ops,

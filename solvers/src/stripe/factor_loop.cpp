@@ -117,18 +117,11 @@ void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
     if (d.mine(J)) return own(J);
     return {recv[J % 2].data(), f.rows(J), J * S, n, f.rows(J)};
   };
-  std::exception_ptr failed;  // this rank's failed sweep or progress callback
-  // The user's callback: its exception fails this rank like a failed sweep
-  // (thrown here, it would leave the other ranks waiting in a broadcast).
-  auto report = [&](i64 step, bool force) {
-    if (failed) return;
-    try {
-      pm.report(step, nullptr, force);
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  };
-  report(0, true);
+  // This rank's failed sweep, or its progress callback's exception (which
+  // fails the rank like a failed sweep: thrown at once, it would leave the
+  // other ranks waiting in a broadcast).
+  std::exception_ptr failed;
+  pm.report_or_keep(0, nullptr, true, failed);
   // Stripe J on its owner, eliminated by J - 1 (the earlier pivots reached
   // it in earlier steps), then factored.
   auto factor = [&](i64 J) {
@@ -162,10 +155,10 @@ void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
     if (next) next->finish();
     pm.done += factor_flops(n, c0, f.rows(J));
     for (i64 I = J + 1; I < N; ++I) pm.done += elim_flops(n, c0, f.rows(J), f.rows(I));
-    report(J + 1, false);
+    pm.report_or_keep(J + 1, nullptr, false, failed);
   }
   pm.done = pm.total;
-  report(N, true);
+  pm.report_or_keep(N, nullptr, true, failed);
   d.agree([&] {
     if (failed) std::rethrow_exception(failed);
   });
@@ -699,11 +692,7 @@ void ooc_run::run() {
     for (i64 I = last; I < N_; ++I)
       for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
     const auto cs = cache.stats();
-    if (!pending) try {
-        pm.report(g + 1, &cs, true);
-      } catch (...) {
-        pending = std::current_exception();
-      }
+    pm.report_or_keep(g + 1, &cs, true, pending);
   }
   d_.agree([&] {
     if (pending) std::rethrow_exception(pending);
