@@ -72,6 +72,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -457,6 +458,93 @@ BOOST_AUTO_TEST_CASE(unknown_engine_names_the_argument) {
                           return std::string(e.what()).find("engine") != std::string::npos;
                         });
 }
+
+// ------------------------------------------- the constructors' host copies
+
+BOOST_AUTO_TEST_SUITE(host_copies, *ut::precondition(engine_independent))
+
+// host_array: zero-filled on either side of its calloc / mmap(MAP_POPULATE)
+// boundary (1 MiB), writable to the last entry, and moved without a copy.
+BOOST_AUTO_TEST_CASE(host_array_is_zero_and_movable_either_side_of_the_mmap_boundary) {
+  const std::size_t mib = (std::size_t(1) << 20) / sizeof(double);
+  for (const std::size_t count : {std::size_t(0), std::size_t(1), mib - 1, mib, 3 * mib + 5}) {
+    BOOST_TEST_CONTEXT("count " << count) {
+      st::host_array a(count);
+      BOOST_TEST(a.size() == count);
+      BOOST_TEST((a.data() != nullptr) == (count > 0));
+      std::size_t nonzero = 0;
+      for (std::size_t i = 0; i < count; ++i) nonzero += a.data()[i] != 0.0;
+      BOOST_TEST(nonzero == 0u);
+      for (std::size_t i = 0; i < count; ++i) a.data()[i] = double(i) + 0.5;
+      double* const p = a.data();
+      st::host_array b(std::move(a));
+      BOOST_TEST((b.data() == p && b.size() == count && a.data() == nullptr && a.size() == 0u));
+      st::host_array c(7);
+      c = std::move(b);
+      BOOST_TEST((c.data() == p && c.size() == count && b.data() == nullptr));
+      if (count > 0) BOOST_TEST((c.data()[0] == 0.5 && c.data()[count - 1] == double(count - 1) + 0.5));
+    }
+  }
+}
+
+// copy_and_scan against the separate passes it replaces: the same copies,
+// the row sums of add_row_sums (k = 0) bit for bit, the same max; the first
+// non-finite entry in column order is named; scale_copy is scale_block plus
+// add_row_sums with k != 0 (subnormal results included).
+BOOST_AUTO_TEST_CASE(copy_and_scan_matches_the_separate_passes) {
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::uniform_int_distribution<int> e(-40, 40);
+  const i64 rows = 37, n = 53, lda = 41, ld1 = 37, ld2 = 40;
+  std::vector<double> a(std::size_t(lda * n));
+  for (double& v : a) v = std::ldexp(u(gen), e(gen));
+  std::vector<double> d1(std::size_t(ld1 * n), -1), d2(std::size_t(ld2 * n), -1), rs(std::size_t(rows), 0.0);
+  const st::copy_scan c = st::copy_and_scan(rows, n, a.data(), lda, d1.data(), ld1, d2.data(), ld2, rs.data());
+  BOOST_TEST((c.bad_row == -1 && c.bad_col == -1));
+  std::vector<double> want_rs(std::size_t(rows), 0.0);
+  st::add_row_sums(rows, n, a.data(), lda, 0, want_rs.data());
+  double want_max = 0;
+  bool copies = true;
+  for (i64 j = 0; j < n; ++j)
+    for (i64 i = 0; i < rows; ++i) {
+      const double v = a[std::size_t(i + j * lda)];
+      want_max = std::max(want_max, std::fabs(v));
+      copies = copies && std::bit_cast<std::uint64_t>(d1[std::size_t(i + j * ld1)]) == std::bit_cast<std::uint64_t>(v) &&
+               std::bit_cast<std::uint64_t>(d2[std::size_t(i + j * ld2)]) == std::bit_cast<std::uint64_t>(v);
+    }
+  BOOST_TEST(copies);
+  BOOST_TEST(c.max_abs == want_max);
+  BOOST_TEST(std::memcmp(rs.data(), want_rs.data(), rs.size() * sizeof(double)) == 0);
+  // Without the second destination.
+  std::fill(rs.begin(), rs.end(), 0.0);
+  const st::copy_scan c1 = st::copy_and_scan(rows, n, a.data(), lda, d1.data(), ld1, nullptr, 0, rs.data());
+  BOOST_TEST((c1.max_abs == want_max && c1.bad_col == -1));
+  BOOST_TEST(std::memcmp(rs.data(), want_rs.data(), rs.size() * sizeof(double)) == 0);
+  // The first non-finite entry in column order: (30, 11) before (2, 12).
+  a[std::size_t(2 + 12 * lda)] = std::numeric_limits<double>::quiet_NaN();
+  a[std::size_t(30 + 11 * lda)] = -std::numeric_limits<double>::infinity();
+  std::fill(rs.begin(), rs.end(), 0.0);
+  const st::copy_scan bad = st::copy_and_scan(rows, n, a.data(), lda, d1.data(), ld1, nullptr, 0, rs.data());
+  BOOST_TEST((bad.bad_row == 30 && bad.bad_col == 11));
+  a[std::size_t(30 + 11 * lda)] = 1;
+  a[std::size_t(2 + 12 * lda)] = 2;
+  // k != 0: lu scaled by 2^-k, the row sums of |2^-k a| from the original.
+  for (const int k : {600, -600, 1060}) {
+    BOOST_TEST_CONTEXT("k " << k) {
+      std::vector<double> lu(std::size_t(ld1 * n)), want(std::size_t(ld1 * n));
+      for (i64 j = 0; j < n; ++j)
+        for (i64 i = 0; i < rows; ++i) lu[std::size_t(i + j * ld1)] = want[std::size_t(i + j * ld1)] = a[std::size_t(i + j * lda)];
+      const double norm = st::scale_copy(rows, n, a.data(), lda, lu.data(), ld1, k);
+      st::scale_block(rows, n, want.data(), ld1, k);
+      std::vector<double> sums(std::size_t(rows), 0.0);
+      st::add_row_sums(rows, n, a.data(), lda, k, sums.data());
+      BOOST_TEST(std::memcmp(lu.data(), want.data(), lu.size() * sizeof(double)) == 0);
+      BOOST_TEST(norm == *std::max_element(sums.begin(), sums.end()));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
 
 // --------------------------------------------------------------- in core
 

@@ -144,7 +144,8 @@ struct stripe_lu::impl : dist::st::driver_state {
   double pivot_ratio = 0;  // this rank's min |u_jj| / max|a_ij| (note_pivots)
   // In memory: own stripe J at index J / P, rows(J) x n, ld rows(J).
   bool in_core = false;
-  std::vector<std::vector<double>> a0, lu;
+  // (lu holds A' = 2^-k A before the factorization: the constructor fills it.)
+  std::vector<dist::st::host_array> a0, lu;
   std::vector<i64> ipiv;  // n entries; the own stripes' are set (in-stripe, 0-based)
   // Out of core: the shared system (read only) and this rank's store.
   std::optional<dist::st::store> sys, rs;

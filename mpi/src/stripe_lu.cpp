@@ -394,9 +394,6 @@ st::factor_setup stripe_lu::impl::setup() {
 void stripe_lu::impl::factor_in_memory() {
   in_core = true;
   rep.in_core = true;
-  lu = a0;
-  for (i64 J = first_own(0); J < N; J += P)  // A' = 2^-k A (k = 0: untouched)
-    st::scale_block(rows(J), n, lu[std::size_t(J / P)].data(), rows(J), sc.exp);
   ipiv.assign(std::size_t(n), 0);
   st::factor_engine fe = make_rank_engine(comm, opt);
   rep.engine = fe.get().name();
@@ -534,38 +531,43 @@ stripe_lu::stripe_lu(MPI_Comm comm, i64 n, const row_source& rows, const stripe_
   s.opt = opt;
   s.n = n;
   detail::agree(s.comm, [&] { s.choose_sizes(false); });
-  // Each rank fills and checks its own stripes; max|a_ij| and ||A'||_inf as
-  // the single process computes them (row sums of |2^-k a_ij| in column
-  // order, then the max), combined with MPI_MAX, which is exact. k follows
-  // from the global max|a_ij|: where it is not 0, a second pass.
-  double local = 0, global = 0;
+  // Each rank fills, copies and checks its own stripes (a0, kept for the
+  // residual; lu, to be factored) with one pass over the rows after the
+  // source's: max|a_ij| and ||A'||_inf as the single process computes them
+  // (row sums of |2^-k a_ij| in column order, then the max), combined with
+  // MPI_MAX, which is exact. k follows from the global max|a_ij|; the row
+  // sums of that pass are A''s where k = 0, and a second pass scales lu and
+  // sums again otherwise.
+  double local[2] = {0, 0}, global[2] = {0, 0};  // max|a_ij|, ||A||_inf
   detail::agree(s.comm, [&] {
     if (s.first_own(0) < s.N && !rows) throw invalid_argument("rows", "is an empty row_source");
+    std::vector<double> rowsum;
     for (i64 J = s.first_own(0); J < s.N; J += s.P) {
       const i64 r = s.rows(J);
-      std::vector<double>& a = s.a0.emplace_back(std::size_t(r * n), 0.0);
-      rows(J * s.S, r, a.data(), r);
-      for (i64 j = 0; j < n; ++j)
-        for (i64 i = 0; i < r; ++i) {
-          const double v = a[std::size_t(i + j * r)];
-          if (!std::isfinite(v))
-            throw invalid_argument("rows", "entry (" + std::to_string(J * s.S + i) + ", " +
-                                               std::to_string(j) + ") is not finite");
-          local = std::max(local, std::fabs(v));
-        }
+      double* a = s.a0.emplace_back(std::size_t(r * n)).data();
+      rows(J * s.S, r, a, r);
+      rowsum.assign(std::size_t(r), 0.0);
+      const st::copy_scan c = st::copy_and_scan(r, n, a, r, s.lu.emplace_back(std::size_t(r * n)).data(), r,
+                                                nullptr, 0, rowsum.data());
+      if (c.bad_col >= 0)
+        throw invalid_argument("rows", "entry (" + std::to_string(J * s.S + c.bad_row) + ", " +
+                                           std::to_string(c.bad_col) + ") is not finite");
+      local[0] = std::max(local[0], c.max_abs);
+      for (double v : rowsum) local[1] = std::max(local[1], v);
     }
   });
-  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, s.comm);
-  s.set_scale(global);
-  local = 0;
-  std::vector<double> rowsum;
-  for (i64 J = s.first_own(0); J < s.N; J += s.P) {
-    const i64 r = s.rows(J);
-    rowsum.assign(std::size_t(r), 0.0);
-    st::add_row_sums(r, n, s.a0[std::size_t(J / s.P)].data(), r, s.sc.exp, rowsum.data());
-    for (double v : rowsum) local = std::max(local, v);
+  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, s.comm);
+  s.set_scale(global[0]);
+  s.sc.norm = global[1];
+  if (s.sc.exp != 0) {
+    local[1] = 0;
+    for (i64 J = s.first_own(0); J < s.N; J += s.P) {
+      const std::size_t q = std::size_t(J / s.P);
+      local[1] = std::max(local[1], st::scale_copy(s.rows(J), n, s.a0[q].data(), s.rows(J), s.lu[q].data(),
+                                                   s.rows(J), s.sc.exp));
+    }
+    MPI_Allreduce(&local[1], &s.sc.norm, 1, MPI_DOUBLE, MPI_MAX, s.comm);
   }
-  MPI_Allreduce(&local, &s.sc.norm, 1, MPI_DOUBLE, MPI_MAX, s.comm);
   s.factor(false);
 }
 

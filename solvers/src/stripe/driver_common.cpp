@@ -2,11 +2,15 @@
 // (driver_common.hpp).
 #include "driver_common.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <utility>
 #include <vector>
 
@@ -197,6 +201,79 @@ double stored_row_norm(const store& sto, i64 n, i64 row0, i64 rows, int k) {
     for (i64 i = 0; i < r; ++i) norm = std::max(norm, asum(n, a.data() + i, r));
   }
   return norm;
+}
+
+copy_scan copy_and_scan(i64 rows, i64 n, const double* a, i64 lda, double* dst, i64 ld_dst, double* dst2,
+                        i64 ld_dst2, double* rowsum) {
+  copy_scan c;
+  for (i64 j = 0; j < n; ++j) {
+    const double* col = a + j * lda;
+    double* d = dst + j * ld_dst;
+    for (i64 i = 0; i < rows; ++i) {
+      const double v = col[i];
+      if (!std::isfinite(v)) {
+        c.bad_row = i, c.bad_col = j;
+        return c;
+      }
+      d[i] = v;
+      rowsum[i] += std::fabs(v);
+      c.max_abs = std::max(c.max_abs, std::fabs(v));
+    }
+    if (dst2 != nullptr) std::memcpy(dst2 + j * ld_dst2, col, std::size_t(rows) * sizeof(double));
+  }
+  return c;
+}
+
+double scale_copy(i64 rows, i64 n, const double* a0, i64 ld0, double* lu, i64 ldlu, int k) {
+  scale_block(rows, n, lu, ldlu, k);
+  std::vector<double> rowsum(static_cast<std::size_t>(rows), 0.0);
+  add_row_sums(rows, n, a0, ld0, k, rowsum.data());
+  double norm = 0;
+  for (double v : rowsum) norm = std::max(norm, v);
+  return norm;
+}
+
+namespace {
+constexpr std::size_t populate_bytes = std::size_t(1) << 20;
+}
+
+host_array::host_array(std::size_t count) : count_(count) {
+  if (count == 0) return;
+  if (count > std::numeric_limits<std::size_t>::max() / sizeof(double)) throw std::bad_alloc();
+  const std::size_t bytes = count * sizeof(double);
+  if (bytes >= populate_bytes) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    p_ = static_cast<double*>(p);
+    mapped_ = true;
+    return;
+  }
+  p_ = static_cast<double*>(std::calloc(count, sizeof(double)));
+  if (p_ == nullptr) throw std::bad_alloc();
+}
+
+host_array::~host_array() { release(); }
+
+host_array::host_array(host_array&& o) noexcept
+    : p_(std::exchange(o.p_, nullptr)), count_(std::exchange(o.count_, 0)), mapped_(std::exchange(o.mapped_, false)) {}
+
+host_array& host_array::operator=(host_array&& o) noexcept {
+  if (this != &o) {
+    release();
+    p_ = std::exchange(o.p_, nullptr);
+    count_ = std::exchange(o.count_, 0);
+    mapped_ = std::exchange(o.mapped_, false);
+  }
+  return *this;
+}
+
+void host_array::release() noexcept {
+  if (p_ == nullptr) return;
+  if (mapped_)
+    ::munmap(p_, count_ * sizeof(double));
+  else
+    std::free(p_);
+  p_ = nullptr;
 }
 
 bool scaled_solve(i64 n, i64 nrhs, double* y, i64 ldy, const matrix_scale& s, const solve_fn& raw,

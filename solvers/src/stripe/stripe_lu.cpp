@@ -68,7 +68,8 @@ std::unique_ptr<st::dense_engine> make_engine(const stripe_lu_options& o) {
 struct stripe_lu::impl : st::driver_state {
   // In core: the original matrix and the factors (n x n, ld n).
   bool in_core = false;
-  std::vector<double> a0, lu;
+  // (lu holds A' = 2^-k A before the factorization: the constructors fill it.)
+  st::host_array a0, lu;
   std::vector<i64> ipiv;  // local: 0-based within the stripe; partial: global rows
   // Out of core.
   std::optional<st::store> store;
@@ -117,8 +118,6 @@ st::factor_setup stripe_lu::impl::setup() {
 void stripe_lu::impl::factor_in_core() {
   in_core = true;
   rep.in_core = true;
-  lu = a0;
-  st::scale_block(n, n, lu.data(), n, sc.exp);  // A' = 2^-k A (k = 0: untouched)
   ipiv.assign(std::size_t(n), 0);
   auto fe = st::make_factor_engine(opt);
   rep.engine = fe.get().name();
@@ -306,22 +305,22 @@ stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& o
   s.opt = opt;
   s.n = n;
   s.choose_sizes(false);
-  s.a0.resize(std::size_t(n * n));
-  double max_abs = 0;
-  for (i64 j = 0; j < n; ++j)
-    for (i64 i = 0; i < n; ++i) {
-      const double v = a[i + j * lda];
-      if (!std::isfinite(v))
-        throw invalid_argument("a", "entry (" + std::to_string(i) + ", " + std::to_string(j) +
-                                        ") is not finite");
-      s.a0[std::size_t(i + j * n)] = v;
-      max_abs = std::max(max_abs, std::fabs(v));
-    }
-  // ||A'||_inf, A' = 2^-k A: row sums in column order (one pass over A).
-  s.set_scale(max_abs);
+  // One pass over A: the copies a0 (kept for the residual) and lu (to be
+  // factored), the finiteness check, max|a_ij| and the row sums of |a_ij| in
+  // column order, which are ||A'||_inf's (A' = 2^-k A) where k = 0; a second
+  // pass scales lu and sums again otherwise.
+  s.a0 = st::host_array(std::size_t(n * n));
+  s.lu = st::host_array(std::size_t(n * n));
   std::vector<double> rowsum(std::size_t(n), 0.0);
-  st::add_row_sums(n, n, s.a0.data(), n, s.sc.exp, rowsum.data());
-  for (double v : rowsum) s.sc.norm = std::max(s.sc.norm, v);
+  const st::copy_scan c = st::copy_and_scan(n, n, a, lda, s.a0.data(), n, s.lu.data(), n, rowsum.data());
+  if (c.bad_col >= 0)
+    throw invalid_argument("a", "entry (" + std::to_string(c.bad_row) + ", " + std::to_string(c.bad_col) +
+                                    ") is not finite");
+  s.set_scale(c.max_abs);
+  if (s.sc.exp == 0)
+    for (double v : rowsum) s.sc.norm = std::max(s.sc.norm, v);
+  else
+    s.sc.norm = st::scale_copy(n, n, s.a0.data(), n, s.lu.data(), n, s.sc.exp);
   s.factor(false);
 }
 
@@ -352,8 +351,11 @@ stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_o
                                           "): use local pivoting out of core");
     // In core from the work directory: load A, factor in memory.
     s.choose_sizes(false);
-    s.a0.resize(std::size_t(s.n * s.n));
+    s.a0 = st::host_array(std::size_t(s.n * s.n));
+    s.lu = st::host_array(std::size_t(s.n * s.n));
     if (s.n > 0) s.store->read_original(0, s.n, 0, s.n, s.a0.data(), s.n);
+    std::memcpy(s.lu.data(), s.a0.data(), s.a0.size() * sizeof(double));
+    st::scale_block(s.n, s.n, s.lu.data(), s.n, s.sc.exp);  // the norm is the manifest's
     s.factor(false);
     return;
   }
