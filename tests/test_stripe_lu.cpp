@@ -315,14 +315,14 @@ struct fake_disk {
     cb.load = [this](i64 i, st::cache_buffer& b) {
       ++loads;
       b.rows = 1, b.col0 = 0, b.ncols = len;
-      b.data.reset(new double[std::size_t(len)]);
+      b.data = st::host_array(std::size_t(len));
       auto it = disk.find(i);
-      for (i64 j = 0; j < len; ++j) b.data[std::size_t(j)] = it == disk.end() ? double(i) : it->second[std::size_t(j)];
+      for (i64 j = 0; j < len; ++j) b.data.data()[std::size_t(j)] = it == disk.end() ? double(i) : it->second[std::size_t(j)];
       b.version = b.disk_version = 0;
     };
     cb.flush = [this](i64 i, const st::cache_buffer& b) {
       ++flushes;
-      disk[i].assign(b.data.get(), b.data.get() + len);
+      disk[i].assign(b.data.data(), b.data.data() + len);
     };
     return cb;
   }
@@ -334,8 +334,8 @@ BOOST_AUTO_TEST_CASE(budget_lru_and_write_back) {
     st::stripe_cache c(d.callbacks(), 3 * 8000, io);  // room for 3 stripes
     for (i64 i = 0; i < 6; ++i) {
       auto& b = c.acquire(i);
-      BOOST_TEST(b.data[0] == double(i));
-      b.data[0] = 100.0 + double(i);
+      BOOST_TEST(b.data.data()[0] == double(i));
+      b.data.data()[0] = 100.0 + double(i);
       b.version = 1;
       c.release(i);
       BOOST_TEST(c.stats().resident_bytes <= 3u * 8000u);
@@ -348,7 +348,7 @@ BOOST_AUTO_TEST_CASE(budget_lru_and_write_back) {
     }
     BOOST_TEST(c.state(5) == st::stripe_state::cached);
     auto& b0 = c.acquire(0);  // reloaded from the written-back copy
-    BOOST_TEST(b0.data[0] == 100.0);
+    BOOST_TEST(b0.data.data()[0] == 100.0);
     BOOST_TEST(c.state(0) == st::stripe_state::in_use);
     c.release(0);
     c.flush_all();
@@ -419,7 +419,7 @@ BOOST_AUTO_TEST_CASE(prefetch_keeps_planned_stripes) {
   // least recently used, planned or not), each with its own data.
   for (i64 i = 0; i < 10; ++i) {
     auto& b = c.acquire(i);
-    BOOST_TEST(b.data[0] == double(i));
+    BOOST_TEST(b.data.data()[0] == double(i));
     c.release(i);
   }
   BOOST_TEST(c.stats().resident_bytes <= 3u * 8000u);

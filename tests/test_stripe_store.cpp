@@ -34,6 +34,7 @@
 #include "exala/blas2.hpp"
 #include "exala/error.hpp"
 #include "exala/stripe_lu.hpp"
+#include "stripe/host_array.hpp"
 #include "stripe/store.hpp"
 
 extern char** environ;
@@ -457,6 +458,78 @@ BOOST_AUTO_TEST_CASE(read_original_multi_chunk_files) {
   BOOST_TEST(e.stripe() == 0);
   s.read_original(0, 480, 0, 100, dst.data(), 480);  // chunk 0 only: fine
   BOOST_TEST(same_block(dst.data(), 480, ss.a.data(), n, 480, 100));
+}
+
+// Under the drop policy the payload's aligned body is read with O_DIRECT
+// (page cache bypassed) where the destination and the file offset are
+// 4096-aligned; the rest, and every read without the policy, is buffered.
+// Same bits either way, and a flipped byte is still found.
+BOOST_AUTO_TEST_CASE(direct_reads_under_the_drop_policy) {
+  temp_dir t;
+  // Does this file system take O_DIRECT reads? (tmpfs before Linux 6.6 does not.)
+  bool fs_direct = false;
+  {
+    const fs::path probe = t.path / "probe";
+    write_bytes(probe, std::vector<unsigned char>(8192, 'x'));
+    const int fd = ::open(probe.c_str(), O_RDONLY | O_DIRECT);
+    if (fd >= 0) {
+      st::host_array buf(1 << 17);  // 1 MiB: page-aligned
+      fs_direct = ::pread(fd, buf.data(), 4096, 4096) == 4096;
+      ::close(fd);
+    }
+  }
+  if (!fs_direct) BOOST_TEST_MESSAGE("O_DIRECT is refused under " << t.path << ": only the fallback is checked");
+  // rows 480: column c starts at byte 3840 c, 4096-aligned where c % 16 == 0.
+  sample_set ss(t, 1, 600, 1, 480, 19);
+  st::store s = ss.write();
+  const i64 n = ss.n;
+  st::host_array big(std::size_t(600 * 600) + 512);  // page-aligned
+  struct rc {
+    i64 row0, rows, c0, c1;
+    std::size_t shift;  // doubles: 0 keeps the destination aligned
+    bool direct;        // expected to read with O_DIRECT
+  };
+  for (const bool drop : {false, true}) {
+    s.set_policy(false, drop);
+    for (const rc c : {rc{0, 480, 0, 600, 0, true}, rc{0, 480, 16, 599, 0, true}, rc{0, 480, 16, 17, 0, false},
+                       rc{0, 480, 1, 600, 0, false}, rc{0, 480, 0, 600, 1, false}, rc{480, 120, 0, 600, 0, true},
+                       rc{0, 600, 0, 600, 0, false}}) {
+      BOOST_TEST_CONTEXT("drop " << drop << " rows [" << c.row0 << ", +" << c.rows << ") cols [" << c.c0 << ", "
+                                 << c.c1 << ") shift " << c.shift) {
+        double* dst = big.data() + c.shift;
+        std::fill(dst, dst + c.rows * (c.c1 - c.c0), -1.0);
+        const i64 d0 = s.counters().bytes_read_direct;
+        s.read_original(c.row0, c.rows, c.c0, c.c1, dst, c.rows);
+        BOOST_TEST(same_block(dst, c.rows, ss.a.data() + c.c0 * n + c.row0, n, c.rows, c.c1 - c.c0));
+        const i64 direct = s.counters().bytes_read_direct - d0;
+        BOOST_TEST((direct > 0) == (drop && c.direct && fs_direct), "O_DIRECT bytes " << direct);
+      }
+    }
+  }
+  // A file system that refuses O_DIRECT: the same bits, buffered, and this
+  // store stops trying (a reader opened after the hook is off reads buffered).
+  s.set_policy(false, true);
+  st::inject_direct_refusal(true);
+  const i64 d0 = s.counters().bytes_read_direct;
+  s.read_original(0, 480, 0, 600, big.data(), 480);
+  st::inject_direct_refusal(false);
+  BOOST_TEST(same_block(big.data(), 480, ss.a.data(), n, 480, 600));
+  s.read_original(0, 480, 0, 600, big.data(), 480);
+  BOOST_TEST(same_block(big.data(), 480, ss.a.data(), n, 480, 600));
+  BOOST_TEST(s.counters().bytes_read_direct == d0);
+  // A flipped byte in the body is found through the O_DIRECT read too (a
+  // fresh store: direct reads on again).
+  st::store s2 = st::store::open(ss.dirs);
+  s2.set_policy(false, true);
+  const fs::path p = ss.orig(0);
+  auto bytes = read_bytes(p);
+  const std::size_t data0 = bytes.size() - 480 * 600 * 8;
+  bytes[data0 + 480 * 8 * 300 + 17] ^= 0x04;
+  write_bytes(p, bytes);
+  const i64 d1 = s2.counters().bytes_read_direct;
+  auto e = expect_storage_error([&] { s2.read_original(0, 480, 0, 600, big.data(), 480); });
+  BOOST_TEST(contains(e.what(), "checksum mismatch"), e.what());
+  BOOST_TEST((s2.counters().bytes_read_direct > d1) == fs_direct);
 }
 
 // ---------------------------------------------------------------------------

@@ -472,7 +472,7 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
                            return {{const_cast<double*>(lu[std::size_t(J / P)].data()), r, 0, n, r},
                                    ipiv.data() + J * S};
                          st::cache_buffer& b = cache->acquire(J);
-                         return {{b.data.get(), r, 0, n, r}, piv.data() + J * S, [&cache, J] { cache->release(J); }};
+                         return {{b.data.data(), r, 0, n, r}, piv.data() + J * S, [&cache, J] { cache->release(J); }};
                        });
 }
 
@@ -491,7 +491,7 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
   st::residual_by_stripes(d, n, S, N, nrhs, b, ldb, x, ldx, r, opt.threads, prepare, [&](i64 I) -> st::rows_view {
     if (in_core) return {a0[std::size_t(I / P)].data(), rows(I)};
     st::cache_buffer& a = cache->acquire(I);
-    return {a.data.get(), a.rows, [&cache, I] { cache->release(I); }};
+    return {a.data.data(), a.rows, [&cache, I] { cache->release(I); }};
   });
 }
 

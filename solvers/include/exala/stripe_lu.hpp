@@ -188,7 +188,9 @@ struct stripe_lu_options {
   int threads = 0;                 // engine threads; 0: all
   int io_threads = 2;
   bool sync = false;               // fsync before every rename (power-loss safety)
-  bool drop_page_cache = false;    // drop the OS page cache of stripe files after I/O
+  bool drop_page_cache = false;    // keep stripe files out of the OS page cache (reads bypass it
+                                   // with O_DIRECT where the file system allows; written files
+                                   // are dropped after I/O)
   bool resume = true;              // continue a matching partial run in the work directory
   double pivot_threshold = -1;     // < 0: n * u * max|a_ij|; 0: exact zeros only
   // Out of core: at most every this many seconds (at a pivot-group boundary)

@@ -36,12 +36,14 @@
 #include <thread>
 #include <vector>
 
+#include "host_array.hpp"
+
 namespace exala::detail::stripe {
 
 enum class stripe_state { on_disk, loading, cached, in_use, stuck, flushing };
 
 struct cache_buffer {
-  std::unique_ptr<double[]> data;
+  host_array data;  // page-aligned where large (the store's O_DIRECT reads)
   std::int64_t rows = 0;
   std::int64_t col0 = 0;  // columns [col0, n) held, column-major, ld = rows
   std::int64_t version = 0;       // owner's counter of what the data holds (groups applied)

@@ -2,15 +2,11 @@
 // (driver_common.hpp).
 #include "driver_common.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <new>
 #include <utility>
 #include <vector>
 
@@ -231,49 +227,6 @@ double scale_copy(i64 rows, i64 n, const double* a0, i64 ld0, double* lu, i64 ld
   double norm = 0;
   for (double v : rowsum) norm = std::max(norm, v);
   return norm;
-}
-
-namespace {
-constexpr std::size_t populate_bytes = std::size_t(1) << 20;
-}
-
-host_array::host_array(std::size_t count) : count_(count) {
-  if (count == 0) return;
-  if (count > std::numeric_limits<std::size_t>::max() / sizeof(double)) throw std::bad_alloc();
-  const std::size_t bytes = count * sizeof(double);
-  if (bytes >= populate_bytes) {
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    p_ = static_cast<double*>(p);
-    mapped_ = true;
-    return;
-  }
-  p_ = static_cast<double*>(std::calloc(count, sizeof(double)));
-  if (p_ == nullptr) throw std::bad_alloc();
-}
-
-host_array::~host_array() { release(); }
-
-host_array::host_array(host_array&& o) noexcept
-    : p_(std::exchange(o.p_, nullptr)), count_(std::exchange(o.count_, 0)), mapped_(std::exchange(o.mapped_, false)) {}
-
-host_array& host_array::operator=(host_array&& o) noexcept {
-  if (this != &o) {
-    release();
-    p_ = std::exchange(o.p_, nullptr);
-    count_ = std::exchange(o.count_, 0);
-    mapped_ = std::exchange(o.mapped_, false);
-  }
-  return *this;
-}
-
-void host_array::release() noexcept {
-  if (p_ == nullptr) return;
-  if (mapped_)
-    ::munmap(p_, count_ * sizeof(double));
-  else
-    std::free(p_);
-  p_ = nullptr;
 }
 
 bool scaled_solve(i64 n, i64 nrhs, double* y, i64 ldy, const matrix_scale& s, const solve_fn& raw,

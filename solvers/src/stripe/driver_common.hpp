@@ -15,6 +15,7 @@
 #include <string>
 
 #include "exala/stripe_lu.hpp"
+#include "host_array.hpp"
 
 namespace exala::detail::stripe {
 
@@ -128,34 +129,6 @@ copy_scan copy_and_scan(std::int64_t rows, std::int64_t n, const double* a, std:
 double scale_copy(std::int64_t rows, std::int64_t n, const double* a0, std::int64_t ld0, double* lu,
                   std::int64_t ldlu, int k);
 
-// Zero-filled storage for count doubles: the drivers' in-memory copies of A
-// and of its factors (n^2 doubles on one process, a stripe per rank with
-// MPI). Blocks of 1 MiB and more come from mmap with MAP_POPULATE, which maps
-// and zeroes every page in one call rather than taking one page fault per
-// 4 KiB at first touch (allocating and filling 256 MiB: 0.15 s against
-// 0.19-0.22 s on the 2-core machine); smaller ones from calloc. Throws
-// std::bad_alloc when the memory is not there. Movable, not copyable: a copy
-// of A is always an explicit pass.
-class host_array {
- public:
-  host_array() = default;
-  explicit host_array(std::size_t count);
-  ~host_array();
-  host_array(host_array&& o) noexcept;
-  host_array& operator=(host_array&& o) noexcept;
-  host_array(const host_array&) = delete;
-  host_array& operator=(const host_array&) = delete;
-
-  double* data() noexcept { return p_; }
-  const double* data() const noexcept { return p_; }
-  std::size_t size() const noexcept { return count_; }
-
- private:
-  void release() noexcept;
-  double* p_ = nullptr;
-  std::size_t count_ = 0;
-  bool mapped_ = false;
-};
 
 // The scaling of a factorization: A was factored as A' = 2^-exp A (exp =
 // scale_exponent(max |a_ij|)), norm = ||A'||_inf (so ||A||_inf = norm 2^exp),

@@ -69,8 +69,8 @@ std::unique_ptr<stripe_cache> driver_state::whole_stripes(std::function<void(i64
   cb.size = [this](i64 I) { return std::uint64_t(rows(I)) * std::uint64_t(n) * 8u; };
   cb.load = [this, fill](i64 I, cache_buffer& b) {
     b.rows = rows(I), b.col0 = 0, b.ncols = n;
-    b.data.reset(new double[std::size_t(b.rows * n)]);
-    fill(I, b.data.get());
+    b.data = host_array(std::size_t(b.rows * n));
+    fill(I, b.data.data());
   };
   cb.flush = [](i64, const cache_buffer&) {};
   return std::make_unique<stripe_cache>(cb, opt.cache_bytes, opt.io_threads);
@@ -346,21 +346,21 @@ cache_callbacks ooc_run::callbacks() {
   cb.load = [this](i64 I, cache_buffer& b) {
     const i64 kk = disk_k_[std::size_t(I)], c0 = col(kk);
     b.rows = rows(I), b.col0 = c0, b.ncols = n_ - c0, b.version = b.disk_version = kk;
-    b.data.reset(new double[std::size_t(b.rows * b.ncols)]);
+    b.data = host_array(std::size_t(b.rows * b.ncols));
     if (kk == 0) {  // the original stripe enters the factorization: A' = 2^-k A
-      sto_.read_original(I * S_, b.rows, 0, n_, b.data.get(), b.rows);
-      scale_block(b.rows, n_, b.data.get(), b.rows, f_.scale_exp);
+      sto_.read_original(I * S_, b.rows, 0, n_, b.data.data(), b.rows);
+      scale_block(b.rows, n_, b.data.data(), b.rows, f_.scale_exp);
     } else
-      sto_.read_active(I, b.rows, c0, b.data.get(), b.rows);
+      sto_.read_active(I, b.rows, c0, b.data.data(), b.rows);
   };
   cb.flush = [this](i64 I, const cache_buffer& b) {
     const i64 r = b.rows;
     for (i64 g = b.disk_version; g < b.version; ++g) {
       const i64 c0 = col(g), c1 = col(g + 1);
-      sto_.write_lsegment(I, r, c0, c1, b.data.get() + (c0 - b.col0) * r, r);
+      sto_.write_lsegment(I, r, c0, c1, b.data.data() + (c0 - b.col0) * r, r);
     }
     const i64 c = col(b.version);
-    sto_.write_active(I, r, b.version, c, b.data.get() + (c - b.col0) * r, r);
+    sto_.write_active(I, r, b.version, c, b.data.data() + (c - b.col0) * r, r);
     disk_k_[std::size_t(I)] = b.version;
   };
   return cb;
@@ -479,7 +479,7 @@ void ooc_run::run() {
   // rank, so it is thrown inside an agreement, or kept (pending) for the next.
   d_.agree([&] { pm.report(rep.groups_resumed, nullptr, true); });
 
-  auto view = [&](cache_buffer& b) { return block{b.data.get(), b.rows, b.col0, n_, b.rows}; };
+  auto view = [&](cache_buffer& b) { return block{b.data.data(), b.rows, b.col0, n_, b.rows}; };
   // The group's pivot stripes: member J's columns [pcol0, n) (ld rows(J)).
   // One process keeps a factored member in its cache buffer, acquired and
   // pinned until the group's end (own_buf; the lu_ writer reads it there).
@@ -491,7 +491,7 @@ void ooc_run::run() {
   std::vector<i64> pcol0(static_cast<std::size_t>(m_), 0);
   std::vector<std::vector<i64>> own_pv(static_cast<std::size_t>(m_));
   std::vector<cache_buffer*> own_buf(static_cast<std::size_t>(m_), nullptr);
-  auto pivot_data = [&](std::size_t q) { return own_buf[q] ? own_buf[q]->data.get() : piv[q].data(); };
+  auto pivot_data = [&](std::size_t q) { return own_buf[q] ? own_buf[q]->data.data() : piv[q].data(); };
   auto pivot_block = [&](i64 J, i64 first) {
     const std::size_t q = std::size_t(J - first);
     return block{pivot_data(q), rows(J), pcol0[q], n_, rows(J)};
@@ -562,7 +562,7 @@ void ooc_run::run() {
           own_buf[q] = &b;
           rel.keep = true;
         } else {
-          pd.assign(b.data.get(), b.data.get() + r * b.ncols);
+          pd.assign(b.data.data(), b.data.data() + r * b.ncols);
         }
         own_pv[q].assign(pv.begin(), pv.begin() + r);
         to_write.push_back(J);

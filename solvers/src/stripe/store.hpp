@@ -98,6 +98,7 @@ struct progress_record {
 
 struct io_counters {
   std::atomic<std::int64_t> bytes_read{0};
+  std::atomic<std::int64_t> bytes_read_direct{0};  // of bytes_read: with O_DIRECT (drop policy)
   std::atomic<std::int64_t> bytes_written{0};
   std::atomic<std::int64_t> files_read{0};
   std::atomic<std::int64_t> files_written{0};
@@ -125,8 +126,11 @@ class store {
   const manifest& info() const;
   const std::vector<std::string>& dirs() const;
   // sync: fsync files and directories before rename (power-loss safety).
-  // drop_cache: after each read/write, ask the kernel to drop the file's pages
-  // (posix_fadvise DONTNEED after fdatasync) so the disk tier is real.
+  // drop_cache: keep the files out of the page cache so the disk tier is
+  // real: payload reads into 4096-aligned memory at aligned offsets bypass it
+  // (O_DIRECT, no copy through the kernel; buffered where the file system
+  // refuses), and after each read/write the kernel is asked to drop the
+  // file's pages (posix_fadvise DONTNEED after fdatasync).
   void set_policy(bool sync, bool drop_cache);
   io_counters& counters() const;
 
@@ -221,6 +225,9 @@ void check_space_for_original(const std::vector<std::string>& dirs, std::int64_t
 // fails as if the disk were full (ENOSPC); a negative value disables it. The
 // environment variable EXALA_FAULT_WRITE_BYTES sets it at first use.
 void inject_write_fault(std::int64_t bytes);
+// Test hook: while on, every O_DIRECT open fails with EINVAL, as on a file
+// system that refuses O_DIRECT (the buffered fallback).
+void inject_direct_refusal(bool on);
 
 // The files' 64-bit checksum (XXH64 construction: four multiply-rotate lanes
 // over the 64-bit words, merged at the end): any change confined to one

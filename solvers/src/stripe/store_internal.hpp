@@ -290,6 +290,8 @@ struct fd_guard {
 // Reads exactly len bytes at off; returns the bytes actually there if the
 // file ends first (a short count), throws on an I/O error.
 i64 pread_full(int fd, void* dst, i64 len, i64 off, i64 stripe, const std::string& path);
+// O_DIRECT's alignment of the buffer, the file offset and the length.
+inline constexpr i64 kDirectAlign = 4096;
 
 // --- payload sources / sinks (store_format.cpp, store_io.cpp) ---------------
 // A column-major block of `cols` columns of `col_bytes` bytes, `ld_bytes` apart.
@@ -359,6 +361,7 @@ struct reader {
   i64 stripe = -1;
   std::string path;
   fd_guard fd;
+  fd_guard direct_fd;  // O_DIRECT, opened by the first payload read that may use it
   header h{};
   std::vector<u64> table;
   i64 size = 0;
@@ -378,6 +381,8 @@ struct store::impl {
   std::mutex info_mu;
   std::atomic<bool> sync{false};
   std::atomic<bool> drop{false};
+  // O_DIRECT reads (under the drop policy) until a file system refuses them.
+  mutable std::atomic<bool> direct_ok{true};
   std::atomic<bool> xtrue_written{false};
   mutable io_counters io;
   // A new set being written (create() until finish() has moved it in): the
@@ -423,6 +428,13 @@ struct store::impl {
   // Verified payload bytes [b0, b1): into `direct` (contiguous) or through sink.
   template <class Sink>
   void read_range(reader& r, i64 b0, i64 b1, char* direct, Sink&& sink) const;
+  // Exactly len bytes at file offset off into dst. Under the drop policy,
+  // where dst and off are kDirectAlign-aligned, the aligned body bypasses the
+  // page cache (O_DIRECT: no copy through it, nothing to drop afterwards) and
+  // the rest (< kDirectAlign bytes) is read as usual; a file system that
+  // refuses O_DIRECT (EINVAL: tmpfs, some network file systems) turns it off
+  // for this store. Counts the bytes in io.bytes_read.
+  void read_payload(reader& r, char* dst, i64 off, i64 len) const;
   void finish_read(reader& r) const;
   // The whole verified payload of a small record file (manifest, progress).
   std::vector<char> read_record(reader& r, const fs::path& p, kind k) const;
@@ -475,12 +487,13 @@ void store::impl::read_range(reader& r, i64 b0, i64 b1, char* direct, Sink&& sin
                                ") (the file is corrupted)");
   };
   if (direct != nullptr) {
-    // One pread of the range into the destination, the partial end chunks
-    // into scratch; each chunk verified from its (up to three) pieces.
+    // One pread of the range into the destination (read_payload: O_DIRECT
+    // where allowed), the partial end chunks into scratch; each chunk
+    // verified from its (up to three) pieces.
     std::vector<char>& buf = scratch(2 * kChunk);
     char* head = buf.data();
     char* tail = buf.data() + kChunk;
-    read_exact(direct, b0, b1 - b0);
+    read_payload(r, direct, doff + b0, b1 - b0);
     if (b0 > a0) read_exact(head, a0, b0 - a0);
     if (a1 > b1) read_exact(tail, b1, a1 - b1);
     for (i64 c = a0; c < a1; c += kChunk) {

@@ -5,7 +5,10 @@
 // The per-chunk checksums let a read of any byte range (a column range is a
 // contiguous byte range of a column-major stripe) be verified by reading only
 // the chunks it touches: one pread of the range straight into the destination
-// (when its leading dimension is the file's rows), plus the partial chunks at
+// (when its leading dimension is the file's rows; under the drop policy with
+// O_DIRECT where the destination and offset are 4096-aligned, which saves
+// the kernel's copy through the page cache: 4% of all CPU samples of an
+// out-of-core run, n = 15000, on the 2-core machine), plus the partial chunks at
 // its two ends (< 1 MiB each) into a scratch buffer. A strided destination or
 // a subset of the file's rows goes through a 16 MiB per-thread staging buffer
 // (whole chunks, verified, then copied). The header checksum covers the table
@@ -33,7 +36,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -295,6 +300,49 @@ std::vector<char> store::impl::read_record(reader& r, const fs::path& p, kind k)
   read_range(r, 0, static_cast<i64>(bytes.size()), bytes.data(), [](i64, const char*, i64) {});
   finish_read(r);
   return bytes;
+}
+
+namespace {
+std::atomic<bool> refuse_direct{false};
+}
+void inject_direct_refusal(bool on) { refuse_direct = on; }
+
+void store::impl::read_payload(reader& r, char* dst, i64 off, i64 len) const {
+  i64 done = 0;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % kDirectAlign == 0 && off % kDirectAlign == 0;
+  if (aligned && len >= kDirectAlign && drop.load() && direct_ok.load(std::memory_order_relaxed)) {
+    if (r.direct_fd.fd < 0) {
+      if (refuse_direct.load())
+        errno = EINVAL;
+      else
+        r.direct_fd.fd = ::open(r.path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+    }
+    if (r.direct_fd.fd < 0 && errno == EINVAL) direct_ok.store(false, std::memory_order_relaxed);
+    const i64 body = len / kDirectAlign * kDirectAlign;
+    while (r.direct_fd.fd >= 0 && done < body) {
+      const ssize_t got = ::pread(r.direct_fd.fd, dst + done, static_cast<std::size_t>(std::min(body - done, kMaxIo)),
+                                  static_cast<off_t>(off + done));
+      if (got > 0 && got % kDirectAlign == 0) {
+        done += got;
+        continue;
+      }
+      if (got < 0 && errno == EINTR) continue;
+      // Refused (EINVAL), or a short count the file's size does not explain:
+      // the buffered read below takes over from `done`, and reports errors.
+      if (got < 0 && errno == EINVAL) direct_ok.store(false, std::memory_order_relaxed);
+      if (got > 0) done += got;
+      break;
+    }
+  }
+  if (done > 0) {
+    io.bytes_read.fetch_add(done, std::memory_order_relaxed);
+    io.bytes_read_direct.fetch_add(done, std::memory_order_relaxed);
+  }
+  if (done < len) {
+    if (pread_full(r.fd.fd, dst + done, len - done, off + done, r.stripe, r.path) != len - done)
+      fail(r.stripe, r.path, "truncated while reading (the file shrank)");
+    io.bytes_read.fetch_add(len - done, std::memory_order_relaxed);
+  }
 }
 
 void store::impl::read_block(reader& r, i64 rows, i64 c0, i64 c1, i64 r0, i64 r1, double* dst,

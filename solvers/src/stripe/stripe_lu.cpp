@@ -249,7 +249,7 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
                        [&](i64 J) -> st::lu_view {
                          if (in_core) return {{const_cast<double*>(lu.data()) + J * S, rows(J), 0, n, n}};
                          st::cache_buffer& b = cache->acquire(J);
-                         return {{b.data.get(), b.rows, 0, n, b.rows}, piv.data() + J * S,
+                         return {{b.data.data(), b.rows, 0, n, b.rows}, piv.data() + J * S,
                                  [&cache, J] { cache->release(J); }};
                        });
 }
@@ -268,7 +268,7 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
   st::residual_by_stripes(one, n, S, N, nrhs, b, ldb, x, ldx, r, opt.threads, prepare, [&](i64 I) -> st::rows_view {
     if (in_core) return {a0.data() + I * S, n};
     st::cache_buffer& a = cache->acquire(I);
-    return {a.data.get(), a.rows, [&cache, I] { cache->release(I); }};
+    return {a.data.data(), a.rows, [&cache, I] { cache->release(I); }};
   });
 }
 
