@@ -129,7 +129,6 @@ copy_scan copy_and_scan(std::int64_t rows, std::int64_t n, const double* a, std:
 double scale_copy(std::int64_t rows, std::int64_t n, const double* a0, std::int64_t ld0, double* lu,
                   std::int64_t ldlu, int k);
 
-
 // The scaling of a factorization: A was factored as A' = 2^-exp A (exp =
 // scale_exponent(max |a_ij|)), norm = ||A'||_inf (so ||A||_inf = norm 2^exp),
 // max_abs = max |a_ij| of A itself (for messages), max_scaled = max |a'_ij|.
