@@ -435,6 +435,9 @@ struct store::impl {
   // refuses O_DIRECT (EINVAL: tmpfs, some network file systems) turns it off
   // for this store. Counts the bytes in io.bytes_read.
   void read_payload(reader& r, char* dst, i64 off, i64 len) const;
+  // Exactly len bytes at file offset off into dst through the page cache
+  // ("truncated" if the file ends first); counts them in io.bytes_read.
+  void read_buffered(reader& r, char* dst, i64 off, i64 len) const;
   void finish_read(reader& r) const;
   // The whole verified payload of a small record file (manifest, progress).
   std::vector<char> read_record(reader& r, const fs::path& p, kind k) const;
@@ -476,11 +479,7 @@ void store::impl::read_range(reader& r, i64 b0, i64 b1, char* direct, Sink&& sin
   const i64 doff = static_cast<i64>(r.h.data_offset);
   const i64 a0 = b0 / kChunk * kChunk;
   const i64 a1 = std::min(payload, (b1 + kChunk - 1) / kChunk * kChunk);
-  auto read_exact = [&](char* dst, i64 off, i64 len) {
-    if (pread_full(r.fd.fd, dst, len, doff + off, r.stripe, r.path) != len)
-      fail(r.stripe, r.path, "truncated while reading (the file shrank)");
-    io.bytes_read.fetch_add(len, std::memory_order_relaxed);
-  };
+  auto read_exact = [&](char* dst, i64 off, i64 len) { read_buffered(r, dst, doff + off, len); };
   auto bad_chunk = [&](i64 k) {
     fail(r.stripe, r.path, "checksum mismatch in payload bytes [" + num(k * kChunk) + ", " +
                                num(std::min(payload, (k + 1) * kChunk)) +

@@ -338,11 +338,13 @@ void store::impl::read_payload(reader& r, char* dst, i64 off, i64 len) const {
     io.bytes_read.fetch_add(done, std::memory_order_relaxed);
     io.bytes_read_direct.fetch_add(done, std::memory_order_relaxed);
   }
-  if (done < len) {
-    if (pread_full(r.fd.fd, dst + done, len - done, off + done, r.stripe, r.path) != len - done)
-      fail(r.stripe, r.path, "truncated while reading (the file shrank)");
-    io.bytes_read.fetch_add(len - done, std::memory_order_relaxed);
-  }
+  if (done < len) read_buffered(r, dst + done, off + done, len - done);
+}
+
+void store::impl::read_buffered(reader& r, char* dst, i64 off, i64 len) const {
+  if (pread_full(r.fd.fd, dst, len, off, r.stripe, r.path) != len)
+    fail(r.stripe, r.path, "truncated while reading (the file shrank)");
+  io.bytes_read.fetch_add(len, std::memory_order_relaxed);
 }
 
 void store::impl::read_block(reader& r, i64 rows, i64 c0, i64 c1, i64 r0, i64 r1, double* dst,
