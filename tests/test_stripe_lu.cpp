@@ -1568,6 +1568,28 @@ bool run(const std::string& what, const std::function<void()>& f) {
   return r == "ok";
 }
 
+// The pivot stripes factored ahead (stripe_lu_report::lookahead): in memory
+// one on the CPU engine; out of core (cache_bytes of rp's run), with more
+// than one rank on the CPU engine, up to meta members of a group, as many as
+// the cache holds beside the group's own pivots and all of the rank's
+// stripes, the fewest over the ranks; none on a device engine.
+i64 expected_lookahead(const exala::stripe_lu_report& rp, std::uint64_t cache_bytes) {
+  if (on_device) return 0;
+  if (rp.in_core) return 1;
+  const int P = t::size();
+  if (P == 1) return 0;
+  if (cache_bytes == 0) return rp.meta;
+  const std::uint64_t row_bytes = std::uint64_t(rp.n) * 8u, stripe_bytes = std::uint64_t(rp.stripe) * row_bytes;
+  const i64 N = (rp.n + rp.stripe - 1) / rp.stripe;
+  i64 fewest = rp.meta;
+  for (int r = 0; r < P; ++r) {
+    std::uint64_t own = std::uint64_t(rp.meta) * stripe_bytes;
+    for (i64 I = r; I < N; I += P) own += std::uint64_t(std::min(rp.stripe, rp.n - I * rp.stripe)) * row_bytes;
+    fewest = std::min<i64>(fewest, cache_bytes <= own ? 0 : i64((cache_bytes - own) / stripe_bytes));
+  }
+  return fewest;
+}
+
 // In memory: the distributed LU against the single process in core, both on
 // the build's engine. scale: A and B scaled by 2^scale (then the solutions
 // must also be finite, and the unrefined ones the unscaled system's bits).
@@ -1614,6 +1636,7 @@ void check_engine_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uin
       const i64 N = (n + rp.stripe - 1) / rp.stripe;
       BOOST_TEST(rp.meta >= 1);
       if (on_device && opt.meta > 0) BOOST_TEST(rp.meta == std::min(opt.meta, N));
+      BOOST_TEST(rp.lookahead == expected_lookahead(rp, 0));
       BOOST_TEST(same_bits(rp.min_pivot_ratio, want_rep.min_pivot_ratio));
     }
   });
@@ -1760,6 +1783,7 @@ void check_engine_out_of_core(i64 n, i64 file_stripe, double cond,
       BOOST_TEST(rp.meta == i64(sizes[2]));
       BOOST_TEST(!rp.in_core);
       BOOST_TEST(!rp.resumed);
+      BOOST_TEST(rp.lookahead == expected_lookahead(rp, opt.cache_bytes));
       if (opt.cache_bytes != 0) BOOST_TEST(rp.peak_cache_bytes <= opt.cache_bytes);
     }
   });
@@ -2100,7 +2124,8 @@ struct ooc_case {
 // The distributed out-of-core LU of a generated system against the single
 // process out of core (rank 0, on its own copy of the system; results
 // broadcast) and in core (every rank, the matrix read back), on every rank.
-void check_out_of_core(const ooc_case& c) {
+// Returns the run's lookahead.
+i64 check_out_of_core(const ooc_case& c) {
   temp_dir tmp("ooc");
   BOOST_TEST_REQUIRE(generate(tmp.sub("sys"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond, c.scale));
   BOOST_TEST_REQUIRE(generate(tmp.sub("ref"), c.n, c.nrhs, c.seed, c.file_stripe, c.cond, c.scale));
@@ -2164,6 +2189,7 @@ void check_out_of_core(const ooc_case& c) {
     BOOST_TEST(rp.meta == rep_sizes[2]);
     BOOST_TEST(!rp.in_core);
     BOOST_TEST(!rp.resumed);
+    BOOST_TEST(rp.lookahead == expected_lookahead(rp, c.opt.cache_bytes));
     if (c.opt.cache_bytes != 0) BOOST_TEST(rp.peak_cache_bytes <= c.opt.cache_bytes);
   }
   // A second object on the same rank directories finds the finished run
@@ -2179,6 +2205,7 @@ void check_out_of_core(const ooc_case& c) {
   again.solve(1, x1.data(), c.n);
   BOOST_TEST(same_bits(std::vector<double>(x1.begin(), x1.begin() + c.n),
                        std::vector<double>(want_ooc.x1.begin(), want_ooc.x1.begin() + c.n)));
+  return rp.lookahead;
 }
 
 }  // namespace
@@ -2246,6 +2273,18 @@ BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process, *ut::precondition(cpu_o
     o.checkpoint_interval_s = 0;
     ooc_case c{130, 1, 25, 0, o, "n = 130, meta 3, small cache"};
     check_out_of_core(c);
+  }
+  {
+    // Meta-zigzag groups of 3 and a cache of 20 stripes: with more ranks,
+    // each group's three members are factored during the previous group's
+    // sweep (lookahead 3).
+    auto o = base_options(16, 8);
+    o.order = exala::stripe_order::meta_zigzag;
+    o.meta = 3;
+    o.cache_bytes = 20ull * 16 * 200 * 8;
+    o.checkpoint_interval_s = 0;
+    ooc_case c{200, 1, 25, 0, o, "n = 200, meta 3, lookahead 3"};
+    BOOST_TEST(check_out_of_core(c) == (t::size() > 1 ? 3 : 0));
   }
   {
     // Ill-conditioned: refinement takes steps.
@@ -2416,6 +2455,7 @@ void check_interrupted(const exala::stripe_lu_options& opt, i64 n, i64 file_stri
     BOOST_TEST(lu.report().resumed);
     BOOST_TEST(lu.report().groups_resumed > 0);
     BOOST_TEST(lu.report().bytes_written < written);  // the finished groups were not redone
+    BOOST_TEST(lu.report().lookahead == expected_lookahead(lu.report(), opt.cache_bytes));
     check_same(solve_all(lu, n, B, 1), want, what + ": resumed vs uninterrupted");
   }
 }
@@ -2459,6 +2499,9 @@ BOOST_AUTO_TEST_CASE(out_of_core_interrupted_run_resumes, *ut::precondition(cpu_
   z.cache_bytes = 4ull * 16 * 128 * 8;
   z.checkpoint_interval_s = 0;
   check_interrupted(z, 128, 32, "meta 2, small cache");
+  auto w = z;
+  w.cache_bytes = 8ull * 16 * 128 * 8;  // lookahead 2 with more ranks
+  check_interrupted(w, 128, 32, "meta 2, lookahead 2");
 }
 
 // ------------------------------------------------------------------ long

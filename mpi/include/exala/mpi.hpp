@@ -191,7 +191,10 @@ using row_source = std::function<void(std::int64_t row0, std::int64_t rows, doub
 // the later stripes it owns. In memory on the CPU engine this runs with
 // lookahead: the owner of stripe J + 1 eliminates J from it and factors it
 // first, and its broadcast travels while every rank sweeps J through its
-// other stripes, with no barrier between steps. Each stripe therefore receives the same
+// other stripes, with no barrier between steps. Out of core on the CPU engine
+// the first members of each pivot group are factored the same way during the
+// previous group's sweep, when the cache has room for them beside all of the
+// rank's stripes (report().lookahead says how many). Each stripe therefore receives the same
 // sequence of engine calls as in the single-process stripe LU, and the
 // factors, the solution and the refined solution have the same bits as
 // exala::stripe_lu with the same (S, S', pivoting, engine), for any rank count.

@@ -224,6 +224,12 @@ struct stripe_lu_report {
   double io_wait_seconds = 0;        // compute thread waiting for stripes or lu_ writes
   double pin_seconds = 0;            // in core on a device engine: pinning host memory (not in factor_seconds)
   std::string device;                // the device of a device engine ("" for cpu)
+  // Lookahead: pivot stripes factored while the previous step's sweep still
+  // runs: 1 in memory on the CPU engine (stripe J + 1 during the sweep of J);
+  // out of core with more than one rank, the members of each pivot group
+  // factored during the previous group's sweep (as many as the cache leaves
+  // room for, up to meta); 0 otherwise.
+  std::int64_t lookahead = 0;
 };
 
 struct refine_report {

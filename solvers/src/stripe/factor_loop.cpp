@@ -103,6 +103,7 @@ void factor_in_memory(const factor_setup& f, distribution& d, dense_engine& e,
   const i64 n = f.n, S = f.S, N = f.N;
   progress_meter pm(f.opt, "factor", lu_flops(n), N, nullptr);
   const auto t0 = clock_type::now();
+  f.rep.lookahead = 1;
   auto count = [&](i64 J) { return f.rows(J) * (n - J * S); };
   // Stripe J's factored columns [J*S, n): the owner's stripe, or received
   // into one of two buffers (J's is read while J + 1's arrives).
@@ -295,6 +296,7 @@ class ooc_run {
   std::vector<i64> k_;                  // groups applied to own unfactored stripes (memory)
   std::vector<std::atomic<i64>> disk_k_;  // ... as on disk
   std::vector<std::int64_t> gd_;        // every rank's groups done
+  i64 ahead_ = 0;                       // lookahead: members of a group factored in the previous sweep
 };
 
 void ooc_run::open_journal(const std::string& journal, const std::string& restart_hint) {
@@ -370,20 +372,30 @@ cache_callbacks ooc_run::callbacks() {
 // stripes in the cache (pinned: no copy); with more ranks the group's m
 // pivots live beside the cache, whose budget is cache_bytes less their room,
 // so that a rank never holds more than cache_bytes of stripes.
+// Lookahead (more ranks, CPU engine; see run): the next group's members
+// factored during a sweep live beside the cache too, so they take room only
+// where the cache can spare it: up to m of them, as many as leave room for
+// all of the rank's own stripes, the fewest over the ranks (with a smaller
+// cache the sweep's extra evictions cost more than the ranks' waits save:
+// n = 8000, P = 2, meta 3 read 25% more and took 4% longer).
 std::uint64_t ooc_run::cache_budget() {
   const std::uint64_t stripe_bytes = std::uint64_t(S_) * std::uint64_t(n_) * 8u;
-  std::uint64_t budget = 0;
+  i64 ahead = P_ > 1 && !dev_ ? m_ : 0;
   d_.agree([&] {
-    if (f_.opt.cache_bytes == 0) return;
-    if (f_.opt.cache_bytes < std::uint64_t(m_ + 2) * stripe_bytes)
-      throw invalid_argument("cache", std::to_string(f_.opt.cache_bytes) + " bytes cannot hold " +
-                                          std::to_string(m_) +
+    const std::uint64_t cb = f_.opt.cache_bytes;
+    if (cb == 0) return;
+    if (cb < std::uint64_t(m_ + 2) * stripe_bytes)
+      throw invalid_argument("cache", std::to_string(cb) + " bytes cannot hold " + std::to_string(m_) +
                                           " pivot stripe(s) plus two working stripes of " +
                                           std::to_string(stripe_bytes) +
                                           " bytes: raise the cache or lower the stripe or meta");
-    budget = f_.opt.cache_bytes - (P_ == 1 ? 0 : std::uint64_t(m_) * stripe_bytes);
+    std::uint64_t own = std::uint64_t(m_) * stripe_bytes;
+    for (i64 I = d_.first_own(0); I < N_; I += P_) own += std::uint64_t(rows(I)) * std::uint64_t(n_) * 8u;
+    ahead = cb <= own ? 0 : std::min<i64>(ahead, i64((cb - own) / stripe_bytes));
   });
-  return budget;
+  ahead_ = d_.min_over_ranks(ahead);
+  if (f_.opt.cache_bytes == 0 || P_ == 1) return f_.opt.cache_bytes;
+  return f_.opt.cache_bytes - std::uint64_t(m_ + ahead_) * stripe_bytes;
 }
 
 cache_buffer& ooc_run::timed_acquire(stripe_cache& c, i64 I) {
@@ -428,6 +440,16 @@ void ooc_run::write_lu(i64 J, i64 col0, const double* data, const std::vector<i6
 // restarts at the smallest k over all ranks, factored members of the groups
 // caught up coming back from their lu_ files (the owner re-broadcasts them).
 //
+// Lookahead (more ranks, CPU engine, ahead_ > 0): the first ahead_ members
+// of group g + 1 are factored during the sweep of g, one after the other,
+// each by its owner (g eliminated from it first, then the earlier members of
+// g + 1) and broadcast while every rank sweeps a slice of its targets; group
+// g + 1 then starts with only its other members to factor. Each stripe still
+// receives the same engine calls in the same order (the bits do not change),
+// and a member factored ahead is never written back as an act_ file: a kill
+// before its group's journal entry re-factors it on resume, from its last
+// act_ file. One process has no rank waiting on a member, so no lookahead.
+//
 // On a device engine the group's pivot stripes sit in the device's pivot
 // slots (the owner's member factored there, received ones uploaded into the
 // same slot), and the sweep streams each later stripe through the device, two
@@ -452,6 +474,7 @@ void ooc_run::run() {
   }
 
   stripe_cache cache(callbacks(), cache_budget(), opt.io_threads);
+  rep.lookahead = ahead_;
   // A device engine holds the group's m pivot stripes in device slots
   // (declared after the cache: synchronized and freed before it).
   std::optional<device_stripes> ds;
@@ -463,7 +486,9 @@ void ooc_run::run() {
                                            dev_->device_name() + " (room for " +
                                            std::to_string(ds->pivot_slots()) + "): give a smaller meta");
     });
-  std::exception_ptr pending;  // a failed upload of a received pivot (thrown at the next collective)
+  // A failed upload of a received pivot, or a failed sweep slice (lookahead):
+  // thrown at this rank's next step or collective.
+  std::exception_ptr pending;
   double resumed_flops = 0;
   for (i64 J = 0; J < N_; ++J)
     if (factored(J)) {
@@ -480,117 +505,170 @@ void ooc_run::run() {
   d_.agree([&] { pm.report(rep.groups_resumed, nullptr, true); });
 
   auto view = [&](cache_buffer& b) { return block{b.data.data(), b.rows, b.col0, n_, b.rows}; };
-  // The group's pivot stripes: member J's columns [pcol0, n) (ld rows(J)).
-  // One process keeps a factored member in its cache buffer, acquired and
-  // pinned until the group's end (own_buf; the lu_ writer reads it there).
-  // With more ranks an own member is copied out with every column its buffer
-  // held (its lu_ file is written from them) and leaves the cache; a received
-  // one has [J*S, n).
+  // A group's pivot stripes: member J's columns [pcol0, n) (ld rows(J)) at
+  // data. One process keeps a factored member in its cache buffer, acquired
+  // and pinned until the group's end (buf; the lu_ writer reads it there).
+  // With more ranks an own member factored in this run is copied out, at its
+  // columns' place in a whole-width row block, with every column its buffer
+  // held (its lu_ file is written from them), and leaves the cache; a
+  // received one, or one read back from its lu_ file, has [J*S, n). Two
+  // sets: with lookahead the next group's first members are factored into
+  // the other set while this group's sweep still reads its own.
   const bool pin_own = P_ == 1;
-  std::vector<std::vector<double>> piv(static_cast<std::size_t>(m_));
-  std::vector<i64> pcol0(static_cast<std::size_t>(m_), 0);
-  std::vector<std::vector<i64>> own_pv(static_cast<std::size_t>(m_));
-  std::vector<cache_buffer*> own_buf(static_cast<std::size_t>(m_), nullptr);
-  auto pivot_data = [&](std::size_t q) { return own_buf[q] ? own_buf[q]->data.data() : piv[q].data(); };
-  auto pivot_block = [&](i64 J, i64 first) {
+  struct pivot_set {
+    std::vector<std::vector<double>> mem;
+    std::vector<double*> data;
+    std::vector<i64> pcol0;
+    std::vector<std::vector<i64>> pv;
+    std::vector<cache_buffer*> buf;
+    std::vector<i64> to_write;  // own members factored in this run (their lu_ files)
+    explicit pivot_set(std::size_t m) : mem(m), data(m, nullptr), pcol0(m, 0), pv(m), buf(m, nullptr) {}
+  };
+  pivot_set sets[2] = {pivot_set(std::size_t(m_)), pivot_set(std::size_t(m_))};
+  auto pivot_block = [&](const pivot_set& ps, i64 J, i64 first) {
     const std::size_t q = std::size_t(J - first);
-    return block{pivot_data(q), rows(J), pcol0[q], n_, rows(J)};
+    return block{ps.data[q], rows(J), ps.pcol0[q], n_, rows(J)};
+  };
+  // Readies slot J - first of ps for member J and returns where its columns
+  // [J*S, n) will be (nullptr: they stay in the owner's pinned cache buffer),
+  // so that a broadcast can be posted before the member is factored.
+  auto slot_for = [&](pivot_set& ps, i64 J, i64 first) -> double* {
+    const std::size_t q = std::size_t(J - first);
+    const i64 r = rows(J);
+    ps.buf[q] = nullptr;
+    if (d_.mine(J) && !factored(J)) {
+      if (pin_own) return nullptr;
+      ps.mem[q].resize(std::size_t(r * n_));
+      return ps.mem[q].data() + J * S_ * r;
+    }
+    ps.mem[q].resize(std::size_t(r * (n_ - J * S_)));
+    ps.data[q] = ps.mem[q].data();
+    ps.pcol0[q] = J * S_;
+    return ps.data[q];
   };
   std::vector<i64> pv(static_cast<std::size_t>(S_));
   std::vector<double> whole;  // the lu_ writer's row buffer
 
+  // Own member J of group gj into slot J - gj*m of ps (after slot_for): read
+  // back from its lu_ file (factored in an earlier run), or acquired,
+  // eliminated by the group's earlier members and factored. prev: the
+  // previous group's pivots, when J is factored ahead (lookahead) and may
+  // still lack them.
+  auto member_step = [&](stripe_cache& cache, pivot_set& ps, const pivot_set* prev, i64 J, i64 gj) {
+    if (pending) std::rethrow_exception(pending);
+    const i64 first = gj * m_, r = rows(J);
+    const std::size_t q = std::size_t(J - first);
+    if (factored(J)) {  // catching up after a resume: from its lu_ file
+      sto_.read_lu(J, r, J * S_, n_, ps.data[q], r, nullptr);
+      return;
+    }
+    cache_buffer& b = timed_acquire(cache, J);
+    struct release_at_exit {
+      stripe_cache& c;
+      i64 J;
+      bool keep = false;  // a pinned pivot: released at the group's end
+      ~release_at_exit() {
+        if (!keep) try {
+            c.release(J);
+          } catch (...) {
+          }
+      }
+    } rel{cache, J};
+    const block tb = view(b);
+    if (prev && b.version == gj - 1) {  // the previous group's sweep, ahead of the others
+      const i64 pf = first - m_;
+      for (i64 Q = pf; Q < first; ++Q) {
+        apply_pivot_stripe(eng_, pivot_block(*prev, Q, pf), Q * S_, tb);
+        pm.done += elim_flops(n_, Q * S_, rows(Q), r);
+      }
+      b.version = gj;
+      k_[std::size_t(J)] = gj;
+    }
+    if (b.version != gj)
+      throw storage_error(J, "", "stripe holds " + std::to_string(b.version) +
+                                     " groups when its own group " + std::to_string(gj) + " starts");
+    for (i64 Q = first; Q < J; ++Q) {
+      if (!ds) apply_pivot_stripe(eng_, pivot_block(ps, Q, first), Q * S_, tb);
+      pm.done += elim_flops(n_, Q * S_, rows(Q), r);
+    }
+    if (ds) {  // eliminated by slots 0 .. q-1 and factored on the device
+      ds->upload_pivot(i64(q), tb, J * S_);
+      ds->factor(i64(q), tb, J * S_, pv.data());
+      ds->finish_group();  // tb holds the factored stripe
+    } else {
+      factor_stripe_local(eng_, tb, J * S_, f_.Sp, f_.threshold, pv.data());
+    }
+    f_.note_pivots(tb, J * S_);
+    pm.done += factor_flops(n_, J * S_, r);
+    ps.pcol0[q] = b.col0;
+    if (pin_own) {
+      cache.pin(J);
+      ps.buf[q] = &b;
+      ps.data[q] = b.data.data();
+      rel.keep = true;
+    } else {
+      ps.data[q] = ps.mem[q].data() + b.col0 * r;
+      std::memcpy(ps.data[q], b.data.data(), std::size_t(r * b.ncols) * sizeof(double));
+    }
+    ps.pv[q].assign(pv.begin(), pv.begin() + r);
+    ps.to_write.push_back(J);
+    // Never written back as act_ again: it becomes an lu_ file.
+    b.version = b.disk_version = gj + 1;
+  };
+
   for (i64 g = g_start; g < G_; ++g) {
     const i64 first = g * m_, last = std::min(N_, (g + 1) * m_);
-    // Announce this rank's acquisitions: its unfactored members, then the sweep.
-    std::vector<i64> targets, upcoming, to_write;
+    pivot_set& cur = sets[g % 2];
+    pivot_set& nxt = sets[(g + 1) % 2];
+    // Members [first, from) were factored ahead, during the previous sweep.
+    const i64 from = g > g_start ? std::min(last, first + ahead_) : first;
+    // The next group's members factored ahead in this group's sweep.
+    const i64 chain_end = g + 1 < G_ ? std::min(N_, last + ahead_) : last;
+    // Announce this rank's acquisitions: its unfactored members, then the
+    // sweep (its slices interleaved with the own members factored ahead).
+    std::vector<i64> targets, upcoming;
     for (i64 I = d_.first_own(last); I < N_; I += P_)
-      if (!factored(I) && k_[std::size_t(I)] == g) targets.push_back(I);
+      if (!factored(I) && k_[std::size_t(I)] == g && I >= chain_end) targets.push_back(I);
     if (opt.order != stripe_order::basic && (g % 2) == 1) std::reverse(targets.begin(), targets.end());
-    for (i64 J = d_.first_own(first); J < last; J += P_)
+    const std::size_t slices = std::size_t(chain_end - last) + 1;
+    auto slice_begin = [&](std::size_t c) { return targets.size() * c / slices; };
+    for (i64 J = d_.first_own(from); J < last; J += P_)
       if (!factored(J)) upcoming.push_back(J);
-    upcoming.insert(upcoming.end(), targets.begin(), targets.end());
+    for (std::size_t c = 0; c < slices; ++c) {
+      const i64 J = last + i64(c);
+      if (J < chain_end && d_.mine(J) && !factored(J)) upcoming.push_back(J);
+      upcoming.insert(upcoming.end(), targets.begin() + std::ptrdiff_t(slice_begin(c)),
+                      targets.begin() + std::ptrdiff_t(slice_begin(c + 1)));
+    }
     cache.plan(upcoming);
-    std::fill(own_buf.begin(), own_buf.end(), nullptr);
+    if (from == first) cur.to_write.clear();
     std::future<void> lu_writer;  // waited for at the sweep's agreement
 
-    for (i64 J = first; J < last; ++J) {
+    for (i64 J = from; J < last; ++J) {
       const int o = d_.owner(J);
       const std::size_t q = std::size_t(J - first);
-      const i64 r = rows(J), count = r * (n_ - J * S_);
-      std::vector<double>& pd = piv[q];
-      pcol0[q] = J * S_;
-      d_.owner_step(o, f_.threshold, [&] {
-        if (pending) std::rethrow_exception(pending);
-        if (factored(J)) {  // catching up after a resume: from its lu_ file
-          pd.resize(std::size_t(count));
-          sto_.read_lu(J, r, J * S_, n_, pd.data(), r, nullptr);
-          return;
-        }
-        cache_buffer& b = timed_acquire(cache, J);
-        struct release_at_exit {
-          stripe_cache& c;
-          i64 J;
-          bool keep = false;  // a pinned pivot: released at the group's end
-          ~release_at_exit() {
-            if (!keep) try {
-                c.release(J);
-              } catch (...) {
-              }
-          }
-        } rel{cache, J};
-        if (b.version != g)
-          throw storage_error(J, "", "stripe holds " + std::to_string(b.version) +
-                                         " groups when its own group " + std::to_string(g) +
-                                         " starts");
-        const block tb = view(b);
-        for (i64 Q = first; Q < J; ++Q) {
-          if (!ds) apply_pivot_stripe(eng_, pivot_block(Q, first), Q * S_, tb);
-          pm.done += elim_flops(n_, Q * S_, rows(Q), r);
-        }
-        if (ds) {  // eliminated by slots 0 .. q-1 and factored on the device
-          ds->upload_pivot(i64(q), tb, J * S_);
-          ds->factor(i64(q), tb, J * S_, pv.data());
-          ds->finish_group();  // tb holds the factored stripe
-        } else {
-          factor_stripe_local(eng_, tb, J * S_, f_.Sp, f_.threshold, pv.data());
-        }
-        f_.note_pivots(tb, J * S_);
-        pm.done += factor_flops(n_, J * S_, r);
-        pcol0[q] = b.col0;
-        if (pin_own) {
-          cache.pin(J);
-          own_buf[q] = &b;
-          rel.keep = true;
-        } else {
-          pd.assign(b.data.data(), b.data.data() + r * b.ncols);
-        }
-        own_pv[q].assign(pv.begin(), pv.begin() + r);
-        to_write.push_back(J);
-        // Never written back as act_ again: it becomes an lu_ file.
-        b.version = b.disk_version = g + 1;
-      });
+      const i64 count = rows(J) * (n_ - J * S_);
+      double* const at = slot_for(cur, J, first);
+      d_.owner_step(o, f_.threshold, [&] { member_step(cache, cur, nullptr, J, g); });
       if (d_.mine(J) && !factored(J) && !pin_own) cache.discard(J);
-      if (P_ > 1) {
-        if (!d_.mine(J)) pd.resize(std::size_t(count));
-        d_.broadcast(o, pd.data() + (J * S_ - pcol0[q]) * r, count);
-      }
+      if (P_ > 1) d_.broadcast(o, at, count);
       // Every rank's slot q holds the pivot (the owner's already does when
       // it factored it there).
       if (ds && (!d_.mine(J) || factored(J)) && !pending) try {
-          ds->upload_pivot(i64(q), pivot_block(J, first), J * S_);
+          ds->upload_pivot(i64(q), pivot_block(cur, J, first), J * S_);
         } catch (...) {
           pending = std::current_exception();
         }
     }
-    // The own members' lu_ files, behind the sweep (which only reads piv).
-    if (!to_write.empty())
+    // The own members' lu_ files, behind the sweep (which only reads them).
+    if (!cur.to_write.empty())
       lu_writer = std::async(std::launch::async, [&, first] {
-        for (i64 J : to_write) {
+        for (i64 J : cur.to_write) {
           const std::size_t q = std::size_t(J - first);
-          write_lu(J, pcol0[q], pivot_data(q), own_pv[q], whole);
+          write_lu(J, cur.pcol0[q], cur.data[q], cur.pv[q], whole);
         }
       });
-    struct wait_at_exit {  // an exception must not leave the writer reading piv
+    struct wait_at_exit {  // an exception must not leave the writer reading the pivots
       std::future<void>& w;
       ~wait_at_exit() {
         if (w.valid()) try {
@@ -602,6 +680,57 @@ void ooc_run::run() {
 
     // Sweep: eliminate the group from every own later stripe still behind.
     const double sweep_start = pm.done;
+    // One target on the CPU engine (the device's path is in the last slice).
+    auto sweep_cpu = [&](i64 I) {
+      cache_buffer& b = timed_acquire(cache, I);
+      if (b.version != g) {
+        cache.release(I);
+        throw storage_error(I, "", "cached stripe holds " + std::to_string(b.version) +
+                                       " groups, expected " + std::to_string(g));
+      }
+      const block tb = view(b);
+      // b belongs to the cache again once released (an I/O thread may
+      // evict and free it at once): nothing below reads it after that.
+      for (i64 J = first; J < last; ++J) apply_pivot_stripe(eng_, pivot_block(cur, J, first), J * S_, tb);
+      b.version = g + 1;
+      k_[std::size_t(I)] = g + 1;
+      cache.release(I);
+      for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
+    };
+    // Lookahead (more ranks, CPU engine): the next group's members
+    // last .. chain_end-1, each factored by its owner (with this group's
+    // elimination first) and broadcast as in the member loop above, while
+    // every rank sweeps a slice of its targets (distribution::overlap, no
+    // collective call); a failed slice is thrown at a later step or at the
+    // agreement below, as in factor_in_memory.
+    double chain_flops = 0;
+    for (i64 J = last; J < chain_end; ++J) {
+      const std::size_t c = std::size_t(J - last);
+      const int o = d_.owner(J);
+      const i64 r = rows(J), count = r * (n_ - J * S_);
+      double* const at = slot_for(nxt, J, last);
+      if (J == last) nxt.to_write.clear();
+      auto step = d_.begin_step(o, f_.threshold, at, count);
+      bool factored_here = false;
+      if (d_.mine(J))
+        step->run([&] {
+          member_step(cache, nxt, &cur, J, g + 1);
+          factored_here = !factored(J);
+        });
+      if (factored_here) cache.discard(J);
+      if (!pending) try {
+          d_.overlap([&] {
+            for (std::size_t t = slice_begin(c); t < slice_begin(c + 1); ++t) sweep_cpu(targets[t]);
+          });
+        } catch (...) {
+          pending = std::current_exception();
+        }
+      step->finish();
+      chain_flops += factor_flops(n_, J * S_, r);
+      for (i64 Q = last; Q < J; ++Q) chain_flops += elim_flops(n_, Q * S_, rows(Q), r);
+      const auto cs = cache.stats();
+      pm.report_or_keep(g, &cs, false, pending);
+    }
     d_.agree([&] {
       if (pending) std::rethrow_exception(pending);
       // On a device engine up to two targets are in flight (uploaded,
@@ -628,35 +757,30 @@ void ooc_run::run() {
             }
         }
       } retire_guard{ds};
-      for (i64 I : targets) {
-        if (flying.size() >= 2) {
-          retire(flying.front());
-          flying.erase(flying.begin());
-        }
-        cache_buffer& b = timed_acquire(cache, I);
-        if (b.version != g) {
-          cache.release(I);
-          throw storage_error(I, "", "cached stripe holds " + std::to_string(b.version) +
-                                         " groups, expected " + std::to_string(g));
-        }
-        const block tb = view(b);
-        // b belongs to the cache again once released (an I/O thread may
-        // evict and free it at once): nothing below reads it after that.
-        if (ds) {
-          flying.push_back({I, &b, ds->submit(tb, last - first)});
+      for (std::size_t t = slice_begin(slices - 1); t < targets.size(); ++t) {
+        const i64 I = targets[t];
+        if (!ds) {
+          sweep_cpu(I);
         } else {
-          for (i64 J = first; J < last; ++J) apply_pivot_stripe(eng_, pivot_block(J, first), J * S_, tb);
-          b.version = g + 1;
-          k_[std::size_t(I)] = g + 1;
-          cache.release(I);
+          if (flying.size() >= 2) {
+            retire(flying.front());
+            flying.erase(flying.begin());
+          }
+          cache_buffer& b = timed_acquire(cache, I);
+          if (b.version != g) {
+            cache.release(I);
+            throw storage_error(I, "", "cached stripe holds " + std::to_string(b.version) +
+                                           " groups, expected " + std::to_string(g));
+          }
+          flying.push_back({I, &b, ds->submit(view(b), last - first)});
+          for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
         }
-        for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
         const auto cs = cache.stats();
         pm.report(g, &cs, false);
       }
       for (const in_flight& fl : flying) retire(fl);
       flying.clear();
-      // The received pivots' uploads are done: piv is free for the next group.
+      // The received pivots' uploads are done: the pivots are free for the next group.
       if (ds) dev_->sync_all();
       if (lu_writer.valid()) {
         const auto tw = clock_type::now();
@@ -681,14 +805,14 @@ void ooc_run::run() {
     });
     // The pinned pivots (their lu_ files are complete) leave the cache.
     for (i64 J = first; J < last; ++J)
-      if (own_buf[std::size_t(J - first)]) {
+      if (cur.buf[std::size_t(J - first)]) {
         cache.release(J);
         cache.unpin(J);
         cache.discard(J);
       }
     // Progress: the group's whole sweep, every rank's (this rank's targets
-    // were counted as they were done).
-    pm.done = sweep_start;
+    // were counted as they were done), and the members factored ahead.
+    pm.done = sweep_start + chain_flops;
     for (i64 I = last; I < N_; ++I)
       for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
     const auto cs = cache.stats();

@@ -183,7 +183,9 @@ std::int64_t factor_in_memory_device(device_engine& e, distribution& d, std::int
 // act_, lseg_, lu_ files and progress journal; store.hpp), resuming a partial
 // run when f.opt.resume. `journal` names the progress file and `restart_hint`
 // how to start over, in the error for a journal of other parameters. dev:
-// the device engine behind `eng`, or nullptr for a CPU engine.
+// the device engine behind `eng`, or nullptr for a CPU engine. With more
+// ranks on a CPU engine, a group's first members are factored during the
+// previous group's sweep where the cache has room (f.rep.lookahead).
 void factor_out_of_core(const factor_setup& f, distribution& d, dense_engine& eng,
                         device_engine* dev, store& sto, const std::string& journal,
                         const std::string& restart_hint);
