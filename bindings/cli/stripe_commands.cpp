@@ -510,6 +510,9 @@ void print_summary(const exala::stripe_lu_report& rep, const exala::refine_repor
     << format_duration(total_s) << '\n';
   e << "  stripes: S = " << rep.stripe << ", S' = " << rep.substripe;
   if (!rep.in_core) e << ", order " << rep.order << ", meta " << rep.meta;
+  // (Out of core over ranks: the members of a pivot group factored during
+  // the previous group's sweep.)
+  if (!rep.in_core && rep.lookahead > 0) e << ", lookahead " << rep.lookahead;
   e << ", pivoting " << rep.pivot << ", engine " << rep.engine << '\n';
   e << "  factor: " << format_duration(rep.factor_seconds) << ", "
     << format_fixed(rep.factor_gflops, 2) << " GFLOP/s, ";

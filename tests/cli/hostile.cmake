@@ -127,4 +127,14 @@ if(TARGET exala::mpi AND MPIEXEC_EXECUTABLE)
            WORKING_DIRECTORY ${EXALA_CLI_DATA})
   set_tests_properties(cli.mpi_solve_range PROPERTIES LABELS "cli;mpi" TIMEOUT 120 PROCESSORS 2
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_hwloc_base_binding_policy=none;OMP_NUM_THREADS=1")
+  # Out of core on two ranks with the default cache (room for every stripe):
+  # each pivot group's two members are factored during the previous group's
+  # sweep, and the summary says so.
+  set(la_dir ${CMAKE_CURRENT_BINARY_DIR}/mpi_lookahead)
+  add_test(NAME cli.mpi_solve_workdir_lookahead
+           COMMAND sh ${EXALA_CLI_DRIVER}
+                   --stderr-regex "^  stripes: S = 16, S' = 8, order meta-zigzag, meta 2, lookahead 2, pivoting local, engine cpu$" --
+                   sh -c "rm -rf '${la_dir}' && '$<TARGET_FILE:exala>' generate dense --workdir '${la_dir}' --n 96 && ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe '$<TARGET_FILE:exala>' solve --workdir '${la_dir}' --backend mpi --stripe 16 --substripe 8 --order meta-zigzag --meta 2 --threads 1 -o '${la_dir}/x.mtx'")
+  set_tests_properties(cli.mpi_solve_workdir_lookahead PROPERTIES LABELS "cli;mpi" TIMEOUT 120 PROCESSORS 2
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_btl_vader_single_copy_mechanism=none;OMPI_MCA_hwloc_base_binding_policy=none;OMP_NUM_THREADS=1")
 endif()
