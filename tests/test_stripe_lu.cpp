@@ -2264,28 +2264,22 @@ BOOST_AUTO_TEST_CASE(out_of_core_matches_single_process, *ut::precondition(cpu_o
     ooc_case c{150, 2, 40, 0, base_options(32, 8), "n = 150, file stripe 40, S = 32, S' = 8"};
     check_out_of_core(c);
   }
-  {
-    // Meta-zigzag groups of 3 and a cache of 5 stripes: evictions.
+  // Meta-zigzag groups of 3, S = 16, S' = 8, a cache of `stripes` stripes of
+  // n columns, a checkpoint after every group.
+  auto meta3 = [](i64 n, std::uint64_t stripes) {
     auto o = base_options(16, 8);
     o.order = exala::stripe_order::meta_zigzag;
     o.meta = 3;
-    o.cache_bytes = 5ull * 16 * 130 * 8;
+    o.cache_bytes = stripes * 16 * std::uint64_t(n) * 8;
     o.checkpoint_interval_s = 0;
-    ooc_case c{130, 1, 25, 0, o, "n = 130, meta 3, small cache"};
-    check_out_of_core(c);
-  }
-  {
-    // Meta-zigzag groups of 3 and a cache of 20 stripes: with more ranks,
-    // each group's three members are factored during the previous group's
-    // sweep (lookahead 3).
-    auto o = base_options(16, 8);
-    o.order = exala::stripe_order::meta_zigzag;
-    o.meta = 3;
-    o.cache_bytes = 20ull * 16 * 200 * 8;
-    o.checkpoint_interval_s = 0;
-    ooc_case c{200, 1, 25, 0, o, "n = 200, meta 3, lookahead 3"};
-    BOOST_TEST(check_out_of_core(c) == (t::size() > 1 ? 3 : 0));
-  }
+    return o;
+  };
+  // A cache of 5 stripes: evictions.
+  check_out_of_core(ooc_case{130, 1, 25, 0, meta3(130, 5), "n = 130, meta 3, small cache"});
+  // A cache of 20 stripes: with more ranks, each group's three members are
+  // factored during the previous group's sweep (lookahead 3).
+  BOOST_TEST(check_out_of_core(ooc_case{200, 1, 25, 0, meta3(200, 20), "n = 200, meta 3, lookahead 3"}) ==
+             (t::size() > 1 ? 3 : 0));
   {
     // Ill-conditioned: refinement takes steps.
     auto o = base_options(24, 12);
