@@ -16,8 +16,10 @@
 //
 // Guarantees:
 // - Reproducible: the factors and the solution depend only on the matrix,
-//   the right-hand sides, (S, S', pivoting) and the engine (its BLAS, or the
-//   GPU model and CUDA library versions) - never on
+//   the right-hand sides, (S, S', pivoting) and the engine (its BLAS and the
+//   kernels that BLAS picks for the CPU - OpenBLAS gives other bits on an
+//   AVX-512 CPU than on an AVX2 one - or the GPU model and CUDA library
+//   versions) - never on
 //   the thread count, the cache size, the traversal order, the meta-stripe
 //   count, the number of I/O threads, or on a run having been killed and
 //   resumed (tests check bit equality across all of these). The unrefined
