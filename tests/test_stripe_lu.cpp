@@ -83,6 +83,7 @@
 #include "exala/stripe_lu.hpp"
 #include "stripe/cache.hpp"
 #include "stripe/driver_common.hpp"
+#include "stripe/host_array.hpp"
 #include "stripe/store.hpp"
 #include "stripe_test_common.hpp"
 #include "stripe_test_engine.hpp"

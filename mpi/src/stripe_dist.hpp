@@ -44,6 +44,7 @@
 #include "stripe/driver_common.hpp"
 #include "stripe/engine.hpp"
 #include "stripe/factor_loop.hpp"
+#include "stripe/host_array.hpp"
 #include "stripe/kernels.hpp"
 #include "stripe/store.hpp"
 

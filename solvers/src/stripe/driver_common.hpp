@@ -8,14 +8,12 @@
 #pragma once
 
 #include <chrono>
-#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <string>
 
 #include "exala/stripe_lu.hpp"
-#include "host_array.hpp"
 
 namespace exala::detail::stripe {
 

@@ -680,14 +680,19 @@ void ooc_run::run() {
 
     // Sweep: eliminate the group from every own later stripe still behind.
     const double sweep_start = pm.done;
-    // One target on the CPU engine (the device's path is in the last slice).
-    auto sweep_cpu = [&](i64 I) {
+    // Target I, acquired and checked to hold groups 0 .. g-1.
+    auto acquire_target = [&](i64 I) -> cache_buffer& {
       cache_buffer& b = timed_acquire(cache, I);
       if (b.version != g) {
         cache.release(I);
         throw storage_error(I, "", "cached stripe holds " + std::to_string(b.version) +
                                        " groups, expected " + std::to_string(g));
       }
+      return b;
+    };
+    // One target on the CPU engine (the device's path is in the last slice).
+    auto sweep_cpu = [&](i64 I) {
+      cache_buffer& b = acquire_target(I);
       const block tb = view(b);
       // b belongs to the cache again once released (an I/O thread may
       // evict and free it at once): nothing below reads it after that.
@@ -766,12 +771,7 @@ void ooc_run::run() {
             retire(flying.front());
             flying.erase(flying.begin());
           }
-          cache_buffer& b = timed_acquire(cache, I);
-          if (b.version != g) {
-            cache.release(I);
-            throw storage_error(I, "", "cached stripe holds " + std::to_string(b.version) +
-                                           " groups, expected " + std::to_string(g));
-          }
+          cache_buffer& b = acquire_target(I);
           flying.push_back({I, &b, ds->submit(view(b), last - first)});
           for (i64 J = first; J < last; ++J) pm.done += elim_flops(n_, J * S_, rows(J), rows(I));
         }

@@ -38,6 +38,7 @@
 #include "exala/blas2.hpp"
 #include "factor_loop.hpp"
 #include "exala/checked.hpp"
+#include "host_array.hpp"
 #include "kernels.hpp"
 #include "store.hpp"
 
