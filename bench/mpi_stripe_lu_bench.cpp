@@ -24,6 +24,13 @@
 //   solver clocks it (report().factor_seconds, the slowest rank's): without
 //   the constructor's allocation, copy-in and checks of the stripes, and
 //   without the solve.
+// - Ours in place ("ours-in-place", "ours-in-place-refined"): the same
+//   solver through its in-place constructor (exala::mpi::local_stripes): the
+//   rank's stripes are allocated and filled from the saved rows outside the
+//   timing, as pdgesv's local matrix is, and factored where they are (no
+//   copy of A made or kept). Timed: the constructor plus the solve; the
+//   refinement takes A's rows from the saved rows again (row_source). Its
+//   bits must be those of the copying constructor.
 // - pdgesv: A distributed 2D block-cyclic with NB x NB blocks (default 128)
 //   over an R x C process grid (default: the near-square one, R <= C; 1 x P
 //   for prime P), b in the same grid's first process column; OpenBLAS with T
@@ -369,7 +376,7 @@ int run(const args& ar) {
   std::unique_ptr<scalapack> sl;
   if (ar.pdgesv) sl = std::make_unique<scalapack>(sys, ar);
 
-  series ours, ours_ref, base;
+  series ours, ours_ref, inplace, inplace_ref, base;
   std::vector<double> fact_s;
   double lib_be[2] = {0, 0};  // the solver's own refine_report figures (last repetition)
   std::vector<double> x_ours, x_ref, x_base;
@@ -410,6 +417,35 @@ int run(const args& ar) {
     sp_used = lu.report().substripe;
     ours_config = "S=" + std::to_string(s_used) + " S'=" + std::to_string(sp_used) + " local pivoting";
   };
+  auto run_in_place = [&](int rep) {
+    const exala::mpi::row_source source = [&](i64 r0, i64 rows, double* dst, i64 ld) {
+      own->fill(sys, r0, rows, dst, ld);
+    };
+    exala::mpi::local_stripes a(comm, n, opt);  // the caller's matrix: untimed, as pdgesv's
+    a.fill(source);
+    openblas_set_num_threads(ar.threads);
+    MPI_Barrier(comm);
+    const auto t0 = clk::now();
+    exala::mpi::stripe_lu lu(comm, std::move(a), opt);
+    const double t_factor = seconds_since(t0);
+    std::vector<double> x = bvec;
+    lu.solve(1, x.data(), n);
+    const double t_solve = seconds_since(t0);
+    std::vector<double> xr(static_cast<std::size_t>(n));
+    MPI_Barrier(comm);
+    const auto t1 = clk::now();
+    const exala::refine_report rr = lu.solve_refined(1, bvec.data(), n, xr.data(), n, source, ar.max_refine);
+    const double t_ref = seconds_since(t1);
+    if (ar.verbose)
+      std::fprintf(stderr,
+                   "exala-bench-mpi-lu: rank %d rep %d: in place: constructor %.4f s (report().factor_seconds "
+                   "%.4f s), solve %.4f s, solve_refined %.4f s\n",
+                   rank, rep, t_factor, lu.report().factor_seconds, t_solve - t_factor, t_ref);
+    inplace.t.push_back(max_over_ranks(comm, t_solve));
+    inplace_ref.t.push_back(max_over_ranks(comm, t_factor + t_ref));
+    inplace_ref.steps = rr.steps;
+    if (!same_bits(x, x_ours) || !same_bits(xr, x_ref)) bits_stable = false;  // the copying constructor's
+  };
   auto run_base = [&]() {
     sl->reset();
     openblas_set_num_threads(ar.threads);
@@ -430,9 +466,11 @@ int run(const args& ar) {
   for (int r = 0; r < ar.reps; ++r) {
     if (r % 2 == 0) {
       if (ar.ours) run_ours(r);
+      if (ar.ours) run_in_place(r);
       if (ar.pdgesv) run_base();
     } else {
       if (ar.pdgesv) run_base();
+      if (ar.ours) run_in_place(r);
       if (ar.ours) run_ours(r);
     }
     if (ar.ours && r == 0 && s_used != s_guess) {  // the rows again, for the real height
@@ -509,6 +547,11 @@ int run(const args& ar) {
       row("ours-factor", ours_config + " (factorization loop only)", fact);
       row("ours", ours_config, ours);
       row("ours-refined", ours_config + " max_refine=" + std::to_string(ar.max_refine), ours_ref);
+      inplace.be = ours.be, inplace.hash = ours.hash;  // (the same bits: checked above)
+      inplace_ref.be = ours_ref.be, inplace_ref.hash = ours_ref.hash;
+      row("ours-in-place", ours_config + " in place", inplace);
+      row("ours-in-place-refined", ours_config + " in place max_refine=" + std::to_string(ar.max_refine),
+          inplace_ref);
     }
     if (ar.pdgesv)
       row("pdgesv", "grid " + std::to_string(ar.grid_r) + "x" + std::to_string(ar.grid_c) + " nb " +

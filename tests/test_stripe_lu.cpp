@@ -1641,6 +1641,24 @@ void check_engine_in_memory(i64 n, const exala::stripe_lu_options& opt, std::uin
       BOOST_TEST(same_bits(rp.min_pivot_ratio, want_rep.min_pivot_ratio));
     }
   });
+  // In place: the caller's stripes factored where they are, A's rows given
+  // again for the residual; the same bits and report.
+  run(what + ": in place", [&] {
+    exala::mpi::local_stripes a = t::local_copy(A, n, opt);
+    const device_use use;
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, std::move(a), opt);
+    use.check(what + ": in place", t::rank() * want_rep.stripe < n);
+    check_same(solve_all(t::given_rows{lu, rows_of(A, n)}, n, B, 2), want, what + ": in place");
+    const auto& rp = lu.report();
+    BOOST_TEST_CONTEXT(what << ": in place, report on rank " << t::rank()) {
+      BOOST_TEST(a.count() == 0);
+      BOOST_TEST(rp.in_core);
+      BOOST_TEST(rp.stripe == want_rep.stripe);
+      BOOST_TEST(rp.matrix_scale == want_rep.matrix_scale);
+      BOOST_TEST(rp.lookahead == expected_lookahead(rp, 0));
+      BOOST_TEST(same_bits(rp.min_pivot_ratio, want_rep.min_pivot_ratio));
+    }
+  });
 }
 
 }  // namespace
@@ -2216,6 +2234,96 @@ i64 check_out_of_core(const ooc_case& c) {
 // with the routine named, instead of pairing unrelated collectives (a hang
 // or an MPI abort before): issue 15, "one agreement step before every
 // collective".
+// The in-place constructor (exala::mpi::local_stripes): the layout it hands
+// out, what it refuses (each error on every rank, naming the argument), and
+// the rows it is given again for the residual.
+BOOST_AUTO_TEST_CASE(in_place_layout_and_bad_input, *ut::precondition(cpu_only)) {
+  const int P = t::size(), me = t::rank();
+  const i64 n = 30, S = 8, N = 4;
+  const auto A = test_matrix(n, 23);
+  const auto opt = base_options(S, 4);
+  // The layout: stripe J = me + k P, rows [J S, J S + rows), zero-filled.
+  {
+    exala::mpi::local_stripes a(MPI_COMM_WORLD, n, opt);
+    BOOST_TEST(a.n() == n);
+    BOOST_TEST(a.stripe_height() == S);
+    BOOST_TEST(a.count() == (N - me + P - 1) / P);
+    for (i64 k = 0; k < a.count(); ++k) {
+      BOOST_TEST(a.index(k) == me + k * P);
+      BOOST_TEST(a.first_row(k) == (me + k * P) * S);
+      BOOST_TEST(a.rows(k) == std::min(S, n - a.first_row(k)));
+      BOOST_TEST(std::all_of(a.data(k), a.data(k) + a.rows(k) * n, [](double v) { return v == 0.0; }));
+    }
+    BOOST_CHECK_THROW(a.data(a.count()), std::out_of_range);
+    BOOST_CHECK_THROW(a.rows(-1), std::out_of_range);
+    // The default height is the in-memory constructor's.
+    exala::mpi::local_stripes d(MPI_COMM_WORLD, 5000, {});
+    BOOST_TEST(d.stripe_height() == exala::default_stripe_height(5000));
+  }
+  BOOST_TEST(outcome([&] { exala::mpi::local_stripes a(MPI_COMM_WORLD, -1, opt); }) == "arg:n");
+  BOOST_TEST(outcome([&] { exala::mpi::local_stripes a(MPI_COMM_NULL, n, opt); }) == "arg:comm");
+  auto partial = opt;
+  partial.pivot = exala::pivoting::partial;
+  BOOST_TEST(outcome([&] { exala::mpi::local_stripes a(MPI_COMM_WORLD, n, partial); }) == "arg:pivot");
+  BOOST_TEST(outcome([&] {
+               exala::mpi::local_stripes a(MPI_COMM_WORLD, n, opt);
+               a.fill({});
+             }) == (me < N ? "arg:rows" : "ok"));
+
+  // Refused on every rank: stripes of another height, storage made for
+  // another communicator, storage already consumed.
+  {
+    auto other = opt;
+    other.stripe = 2 * S;
+    auto a = t::local_copy(A, n, opt);
+    BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, std::move(a), other); }) == "arg:a");
+    BOOST_TEST(a.count() == 0);  // consumed by the failed call
+    BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, std::move(a), opt); }) == "arg:a");
+  }
+  if (P > 1) {
+    exala::mpi::local_stripes a(MPI_COMM_SELF, n, opt);
+    BOOST_TEST(outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, std::move(a), opt); }) == "arg:a");
+  }
+  // A NaN in stripe 0 (rank 0's): named there, the others hear of it.
+  {
+    auto B = A;
+    B[std::size_t(3 + 7 * n)] = NAN;
+    auto a = t::local_copy(B, n, opt);
+    const std::string got = outcome([&] { exala::mpi::stripe_lu lu(MPI_COMM_WORLD, std::move(a), opt); });
+    BOOST_TEST(got == (me == 0 ? "arg:a" : "remote:0"), got);
+  }
+
+  // The residual's rows: required in place, refused for an object keeping
+  // A, checked against the stripes that were factored.
+  exala::mpi::stripe_lu lu(MPI_COMM_WORLD, t::local_copy(A, n, opt), opt);
+  exala::mpi::stripe_lu kept(MPI_COMM_WORLD, n, rows_of(A, n), opt);
+  const auto b = test_rhs(n, 1, 5);
+  std::vector<double> x(static_cast<std::size_t>(n)), y(static_cast<std::size_t>(n));
+  BOOST_TEST(outcome([&] { lu.solve_refined(1, b.data(), n, x.data(), n, 10); }) == "arg:solve_refined");
+  BOOST_TEST(outcome([&] { lu.backward_error(1, b.data(), n, b.data(), n); }) == "arg:backward_error");
+  BOOST_TEST(outcome([&] { kept.solve_refined(1, b.data(), n, x.data(), n, rows_of(A, n), 10); }) == "arg:a");
+  BOOST_TEST(outcome([&] { kept.backward_error(1, b.data(), n, b.data(), n, rows_of(A, n)); }) == "arg:a");
+  BOOST_TEST(outcome([&] { lu.solve_refined(1, b.data(), n, x.data(), n, {}, 10); }) ==
+             (me < N ? "arg:a" : "remote:0"));
+  // One entry of stripe N - 1 (rank (N - 1) % P's) differs by one ulp.
+  {
+    auto C = A;
+    double& v = C[std::size_t((N - 1) * S + 1 + 2 * n)];
+    v = std::nextafter(v, 1.0);
+    const int owner = int((N - 1) % P);
+    const std::string got = outcome([&] { lu.solve_refined(1, b.data(), n, x.data(), n, rows_of(C, n), 10); });
+    BOOST_TEST(got == (me == owner ? "arg:a" : "remote:" + std::to_string(owner)), got);
+  }
+  // With the right rows: the bits of the object that kept A.
+  const auto r1 = lu.solve_refined(1, b.data(), n, x.data(), n, rows_of(A, n), 10);
+  const auto r2 = kept.solve_refined(1, b.data(), n, y.data(), n, 10);
+  BOOST_TEST(same_bits(x, y));
+  BOOST_TEST(r1.steps == r2.steps);
+  BOOST_TEST(same_bits(r1.backward_error_after, r2.backward_error_after));
+  BOOST_TEST(same_bits(lu.backward_error(1, b.data(), n, x.data(), n, rows_of(A, n)),
+                       kept.backward_error(1, b.data(), n, y.data(), n)));
+}
+
 BOOST_AUTO_TEST_CASE(different_routines_on_different_ranks, *ut::precondition(cpu_only)) {
   const int P = t::size(), me = t::rank(), last = P - 1;
   if (P < 2) return;

@@ -29,6 +29,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -147,6 +148,11 @@ struct stripe_lu::impl : dist::st::driver_state {
   bool in_core = false;
   // (lu holds A' = 2^-k A before the factorization: the constructor fills it.)
   std::vector<dist::st::host_array> a0, lu;
+  // Factored in place (the caller's local_stripes became lu; a0 is empty):
+  // checksum64 of each own stripe's bits as given, against which the rows a
+  // row_source gives for the residual are checked.
+  bool in_place = false;
+  std::vector<std::uint64_t> given_sums;
   std::vector<i64> ipiv;  // n entries; the own stripes' are set (in-stripe, 0-based)
   // Out of core: the shared system (read only) and this rank's store.
   std::optional<dist::st::store> sys, rs;
@@ -177,15 +183,40 @@ struct stripe_lu::impl : dist::st::driver_state {
   void finish_report(double seconds, double resumed_flops);
 
   void factor_in_memory();
+  // After the constructor's pass over the own stripes (their max|a_ij| and
+  // largest row sum): the scale from the ranks' maxima, ||A'||_inf, lu
+  // scaled where the exponent is not 0, then the factorization.
+  void scale_and_factor(double max_abs, double max_row_sum);
   // stripe_ooc.cpp
   void open_out_of_core(const std::vector<std::string>& system, const std::string& rank_workdir);
   void factor_out_of_core();
 
   void solve_in_place(i64 nrhs, double* y, i64 ldy) const;
-  void residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx, double* r) const;
+  // A's rows come from a0, from the store, or (in place) from `given`.
+  void residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx, double* r,
+                const row_source* given) const;
   double backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
                         const double* r) const;
-  refine_report refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx, int max_refine) const;
+  refine_report refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx, int max_refine,
+                       const row_source* given) const;
+  // The public solve_refined and backward_error: agreement on the
+  // arguments, then refine / residual.
+  refine_report checked_refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx, int max_refine,
+                               const row_source* given) const;
+  double checked_backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                                const row_source* given) const;
+  // The check of the public residual users: `given` must be there exactly
+  // when the object was factored in place (`routine` names the call).
+  void check_given(const row_source* given, const char* routine) const;
+};
+
+// A rank's stripes before an in-place factorization (exala/mpi.hpp).
+struct local_stripes::impl {
+  int rank = 0, P = 1;
+  dist::i64 n = 0, S = 1, N = 0;
+  std::vector<dist::st::host_array> s;  // own stripe J at index J / P
+  dist::i64 index(dist::i64 k) const { return rank + k * P; }
+  dist::i64 rows(dist::i64 k) const { return std::min(S, n - index(k) * S); }
 };
 
 }  // namespace exala::mpi

@@ -331,6 +331,15 @@ void check_rhs(i64 n, i64 nrhs, const void* b, i64 ldb, const char* bn, const ch
   if (n > 0 && nrhs > 0 && b == nullptr) throw invalid_argument(bn, "is null");
 }
 
+// Doubles in a stripe of r rows and n columns; std::bad_alloc where the
+// count is not even addressable.
+std::size_t stripe_doubles(i64 r, i64 n) {
+  i64 count = 0;
+  if (__builtin_mul_overflow(r, n, &count) || std::uint64_t(count) > SIZE_MAX / sizeof(double))
+    throw std::bad_alloc();
+  return std::size_t(count);
+}
+
 void check_max_refine(int max_refine) {
   if (max_refine < 0 || max_refine > 100)
     throw invalid_argument("max_refine", "must be in 0..100, got " + std::to_string(max_refine));
@@ -477,11 +486,18 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
 }
 
 // r := b - A x, each entry rounded once from the exact value (exala::gemv).
-void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
-                               double* r) const {
+// In place, each own stripe's rows come from `given` into one buffer, and
+// must have the checksum the stripe had when it was handed over.
+void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx, double* r,
+                               const row_source* given) const {
   dist::rank_distribution d(comm);
   std::unique_ptr<st::stripe_cache> cache;
+  st::host_array buf;
   auto prepare = [&](const std::vector<i64>& plan) {
+    if (in_place) {
+      if (!plan.empty()) buf = st::host_array(stripe_doubles(rows(plan.front()), n));
+      return;
+    }
     if (in_core) return;
     const st::store& sto = *rs;
     cache = whole_stripes(
@@ -489,10 +505,29 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
     cache->plan(plan);
   };
   st::residual_by_stripes(d, n, S, N, nrhs, b, ldb, x, ldx, r, opt.threads, prepare, [&](i64 I) -> st::rows_view {
-    if (in_core) return {a0[std::size_t(I / P)].data(), rows(I)};
+    const i64 ri = rows(I);
+    if (in_place) {
+      (*given)(I * S, ri, buf.data(), ri);
+      if (st::checksum64(buf.data(), std::size_t(ri) * std::size_t(n) * sizeof(double)) !=
+          given_sums[std::size_t(I / P)])
+        throw invalid_argument("a", "rows [" + std::to_string(I * S) + ", " + std::to_string(I * S + ri) +
+                                        ") are not the rows that were factored (their checksum differs)");
+      return {buf.data(), ri};
+    }
+    if (in_core) return {a0[std::size_t(I / P)].data(), ri};
     st::cache_buffer& a = cache->acquire(I);
     return {a.data.data(), a.rows, [&cache, I] { cache->release(I); }};
   });
+}
+
+void stripe_lu::impl::check_given(const row_source* given, const char* routine) const {
+  if (in_place && given == nullptr)
+    throw invalid_argument(routine, "this stripe_lu factored its matrix in place and keeps no copy of A: "
+                                    "pass A's rows as a row_source (the overload with `a`)");
+  if (!in_place && given != nullptr)
+    throw invalid_argument("a", std::string("this stripe_lu keeps its own copy of A: call ") + routine +
+                                    " without a row_source");
+  if (given != nullptr && first_own(0) < N && !*given) throw invalid_argument("a", "is an empty row_source");
 }
 
 double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
@@ -504,13 +539,35 @@ double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const
 // stopping rules on the same replicated values, so every rank takes the same
 // branches and the result has the same bits.
 refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
-                                      int max_refine) const {
+                                      int max_refine, const row_source* given) const {
   st::refine_ops ops;
   ops.solve = [this](i64 k, double* y, i64 ldy) { solve_in_place(k, y, ldy); };
-  ops.residual = [&](const double* xx, i64 ldxx, double* r) { residual(nrhs, b, ldb, xx, ldxx, r); };
+  ops.residual = [&](const double* xx, i64 ldxx, double* r) { residual(nrhs, b, ldb, xx, ldxx, r, given); };
   ops.scale = sc;
   ops.agree = [this](const std::function<void()>& f) { detail::agree(comm, f); };
   return st::refine_loop(n, nrhs, b, ldb, x, ldx, max_refine, ops, opt, rs ? &rs->counters() : nullptr);
+}
+
+// max|a_ij| and ||A'||_inf as the single process computes them (row sums of
+// |2^-k a_ij| in column order, then the max), combined with MPI_MAX, which is
+// exact. k follows from the global max|a_ij|; the constructor's row sums are
+// A''s where k = 0, and a second pass scales lu and sums again otherwise.
+void stripe_lu::impl::scale_and_factor(double max_abs, double max_row_sum) {
+  double local[2] = {max_abs, max_row_sum}, global[2] = {0, 0};
+  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, comm);
+  set_scale(global[0]);
+  sc.norm = global[1];
+  if (sc.exp != 0) {
+    double norm = 0;
+    for (i64 J = first_own(0); J < N; J += P) {
+      const std::size_t q = std::size_t(J / P);
+      double* l = lu[q].data();
+      const double* a = in_place ? l : a0[q].data();  // in place: lu's own values, scaled first
+      norm = std::max(norm, st::scale_copy(rows(J), n, a, rows(J), l, rows(J), sc.exp));
+    }
+    MPI_Allreduce(&norm, &sc.norm, 1, MPI_DOUBLE, MPI_MAX, comm);
+  }
+  factor(false);
 }
 
 // ------------------------------------------------------------- public API
@@ -533,42 +590,78 @@ stripe_lu::stripe_lu(MPI_Comm comm, i64 n, const row_source& rows, const stripe_
   detail::agree(s.comm, [&] { s.choose_sizes(false); });
   // Each rank fills, copies and checks its own stripes (a0, kept for the
   // residual; lu, to be factored) with one pass over the rows after the
-  // source's: max|a_ij| and ||A'||_inf as the single process computes them
-  // (row sums of |2^-k a_ij| in column order, then the max), combined with
-  // MPI_MAX, which is exact. k follows from the global max|a_ij|; the row
-  // sums of that pass are A''s where k = 0, and a second pass scales lu and
-  // sums again otherwise.
-  double local[2] = {0, 0}, global[2] = {0, 0};  // max|a_ij|, ||A||_inf
+  // source's, which also takes their max|a_ij| and row sums
+  // (scale_and_factor combines the ranks').
+  double max_abs = 0, max_row_sum = 0;
   detail::agree(s.comm, [&] {
     if (s.first_own(0) < s.N && !rows) throw invalid_argument("rows", "is an empty row_source");
     std::vector<double> rowsum;
     for (i64 J = s.first_own(0); J < s.N; J += s.P) {
       const i64 r = s.rows(J);
-      double* a = s.a0.emplace_back(std::size_t(r * n)).data();
+      double* a = s.a0.emplace_back(stripe_doubles(r, n)).data();
       rows(J * s.S, r, a, r);
       rowsum.assign(std::size_t(r), 0.0);
-      const st::copy_scan c = st::copy_and_scan(r, n, a, r, s.lu.emplace_back(std::size_t(r * n)).data(), r,
+      const st::copy_scan c = st::copy_and_scan(r, n, a, r, s.lu.emplace_back(stripe_doubles(r, n)).data(), r,
                                                 nullptr, 0, rowsum.data());
       if (c.bad_col >= 0)
         throw invalid_argument("rows", "entry (" + std::to_string(J * s.S + c.bad_row) + ", " +
                                            std::to_string(c.bad_col) + ") is not finite");
-      local[0] = std::max(local[0], c.max_abs);
-      for (double v : rowsum) local[1] = std::max(local[1], v);
+      max_abs = std::max(max_abs, c.max_abs);
+      for (double v : rowsum) max_row_sum = std::max(max_row_sum, v);
     }
   });
-  MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, s.comm);
-  s.set_scale(global[0]);
-  s.sc.norm = global[1];
-  if (s.sc.exp != 0) {
-    local[1] = 0;
+  s.scale_and_factor(max_abs, max_row_sum);
+}
+
+// Guarantee: as the constructor above given the same rows (the same checks,
+// the same factors and solutions, bit for bit).
+stripe_lu::stripe_lu(MPI_Comm comm, local_stripes&& a, const stripe_lu_options& opt) {
+  const std::unique_ptr<local_stripes::impl> given = std::move(a.p_);  // consumed, whatever happens
+  p_ = std::make_unique<impl>(comm, detail::operation::stripe_lu_in_memory);
+  impl& s = *p_;
+  const i64 n = given ? given->n : 0;
+  agree_same(s.comm, detail::operation::stripe_lu_in_memory, 9, [&] {
+    check_options(opt);
+    if (!given) throw invalid_argument("a", "holds no stripes (moved from, or already factored)");
+    if (given->rank != s.rank || given->P != s.P)
+      throw invalid_argument("a", "was made for rank " + std::to_string(given->rank) + " of " +
+                                      std::to_string(given->P) + " ranks, but this is rank " +
+                                      std::to_string(s.rank) + " of " + std::to_string(s.P) +
+                                      ": make it with the same communicator");
+    auto items = option_items(opt);
+    items.insert(items.begin(), same_item{"n", std::uint64_t(n)});
+    return items;
+  });
+  s.opt = opt;
+  s.n = n;
+  detail::agree(s.comm, [&] {
+    s.choose_sizes(false);
+    if (s.S != given->S)
+      throw invalid_argument("a", "has stripes of " + std::to_string(given->S) + " rows, but opt gives " +
+                                      std::to_string(s.S) + ": make it with the same options");
+  });
+  // The caller's stripes become lu; one pass checks them, takes their
+  // checksums (for the row_source of the residual) and their max|a_ij| and
+  // row sums, without writing them.
+  s.lu = std::move(given->s);
+  s.in_place = true;
+  double max_abs = 0, max_row_sum = 0;
+  detail::agree(s.comm, [&] {
+    std::vector<double> rowsum;
     for (i64 J = s.first_own(0); J < s.N; J += s.P) {
-      const std::size_t q = std::size_t(J / s.P);
-      local[1] = std::max(local[1], st::scale_copy(s.rows(J), n, s.a0[q].data(), s.rows(J), s.lu[q].data(),
-                                                   s.rows(J), s.sc.exp));
+      const i64 r = s.rows(J);
+      const double* p = s.lu[std::size_t(J / s.P)].data();
+      rowsum.assign(std::size_t(r), 0.0);
+      const st::copy_scan c = st::copy_and_scan(r, n, p, r, nullptr, 0, nullptr, 0, rowsum.data());
+      if (c.bad_col >= 0)
+        throw invalid_argument("a", "entry (" + std::to_string(J * s.S + c.bad_row) + ", " +
+                                        std::to_string(c.bad_col) + ") is not finite");
+      s.given_sums.push_back(st::checksum64(p, std::size_t(r) * std::size_t(n) * sizeof(double)));
+      max_abs = std::max(max_abs, c.max_abs);
+      for (double v : rowsum) max_row_sum = std::max(max_row_sum, v);
     }
-    MPI_Allreduce(&local[1], &s.sc.norm, 1, MPI_DOUBLE, MPI_MAX, s.comm);
-  }
-  s.factor(false);
+  });
+  s.scale_and_factor(max_abs, max_row_sum);
 }
 
 stripe_lu::stripe_lu(MPI_Comm comm, const std::vector<std::string>& system,
@@ -613,12 +706,12 @@ void stripe_lu::solve(std::int64_t nrhs, double* b, std::int64_t ldb) const {
                    [&s](i64 k, double* y, i64 ldy) { s.solve_in_place(k, y, ldy); }, true);
 }
 
-// Guarantee: the refined solution and report of exala::stripe_lu::solve_refined,
-// bit for bit, on every rank.
-refine_report stripe_lu::solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb,
-                                       double* x, std::int64_t ldx, int max_refine) const {
-  const impl& s = *p_;
+// solve_refined and backward_error, with or without a row_source.
+refine_report stripe_lu::impl::checked_refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
+                                              int max_refine, const row_source* given) const {
+  const impl& s = *this;
   agree_same(s.comm, detail::operation::stripe_lu_solve_refined, 3, [&] {
+    s.check_given(given, "solve_refined");
     check_rhs(s.n, nrhs, b, ldb, "b", "ldb");
     check_rhs(s.n, nrhs, x, ldx, "x", "ldx");
     check_max_refine(max_refine);
@@ -627,7 +720,39 @@ refine_report stripe_lu::solve_refined(std::int64_t nrhs, const double* b, std::
                                   {"b", matrix_checksum(s.n, nrhs, b, ldb), same_item::data,
                                    " (b is replicated)"}};
   });
-  return s.refine(nrhs, b, ldb, x, ldx, max_refine);
+  return s.refine(nrhs, b, ldb, x, ldx, max_refine, given);
+}
+
+double stripe_lu::impl::checked_backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                                              const row_source* given) const {
+  const impl& s = *this;
+  agree_same(s.comm, detail::operation::stripe_lu_backward_error, 3, [&] {
+    s.check_given(given, "backward_error");
+    check_rhs(s.n, nrhs, b, ldb, "b", "ldb");
+    check_rhs(s.n, nrhs, x, ldx, "x", "ldx");
+    return std::vector<same_item>{{"nrhs", std::uint64_t(nrhs)},
+                                  {"b", matrix_checksum(s.n, nrhs, b, ldb), same_item::data,
+                                   " (b is replicated)"},
+                                  {"x", matrix_checksum(s.n, nrhs, x, ldx), same_item::data,
+                                   " (x is replicated)"}};
+  });
+  std::vector<double> r(std::size_t(s.n * nrhs));
+  s.residual(nrhs, b, ldb, x, ldx, r.data(), given);
+  return s.backward_error(nrhs, b, ldb, x, ldx, r.data());
+}
+
+// Guarantee: the refined solution and report of exala::stripe_lu::solve_refined,
+// bit for bit, on every rank.
+refine_report stripe_lu::solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb,
+                                       double* x, std::int64_t ldx, int max_refine) const {
+  return p_->checked_refine(nrhs, b, ldb, x, ldx, max_refine, nullptr);
+}
+
+// Guarantee: as above, for an object factored in place, given A's rows.
+refine_report stripe_lu::solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb,
+                                       double* x, std::int64_t ldx, const row_source& a,
+                                       int max_refine) const {
+  return p_->checked_refine(nrhs, b, ldb, x, ldx, max_refine, &a);
 }
 
 // Guarantee: as solve_refined, for the right-hand sides stored with the system.
@@ -646,26 +771,73 @@ refine_report stripe_lu::solve_stored(std::vector<double>& x, int max_refine) co
   });
   x.assign(std::size_t(n * nrhs), 0.0);
   if (n == 0 || nrhs == 0) return {};
-  return s.refine(nrhs, b.data(), n, x.data(), n, max_refine);
+  return s.refine(nrhs, b.data(), n, x.data(), n, max_refine, nullptr);
 }
 
 // Guarantee: the normwise backward error of exala::stripe_lu::backward_error
 // (exact residual), bit for bit, on every rank.
 double stripe_lu::backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb,
                                  const double* x, std::int64_t ldx) const {
-  const impl& s = *p_;
-  agree_same(s.comm, detail::operation::stripe_lu_backward_error, 3, [&] {
-    check_rhs(s.n, nrhs, b, ldb, "b", "ldb");
-    check_rhs(s.n, nrhs, x, ldx, "x", "ldx");
-    return std::vector<same_item>{{"nrhs", std::uint64_t(nrhs)},
-                                  {"b", matrix_checksum(s.n, nrhs, b, ldb), same_item::data,
-                                   " (b is replicated)"},
-                                  {"x", matrix_checksum(s.n, nrhs, x, ldx), same_item::data,
-                                   " (x is replicated)"}};
-  });
-  std::vector<double> r(std::size_t(s.n * nrhs));
-  s.residual(nrhs, b, ldb, x, ldx, r.data());
-  return s.backward_error(nrhs, b, ldb, x, ldx, r.data());
+  return p_->checked_backward_error(nrhs, b, ldb, x, ldx, nullptr);
+}
+
+// Guarantee: as above, for an object factored in place, given A's rows.
+double stripe_lu::backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb,
+                                 const double* x, std::int64_t ldx, const row_source& a) const {
+  return p_->checked_backward_error(nrhs, b, ldb, x, ldx, &a);
+}
+
+// ------------------------------------------------------------ local_stripes
+
+local_stripes::local_stripes(MPI_Comm comm, std::int64_t n, const stripe_lu_options& opt)
+    : p_(std::make_unique<impl>()) {
+  if (comm == MPI_COMM_NULL) throw invalid_argument("comm", "is MPI_COMM_NULL");
+  if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
+  check_options(opt);
+  impl& s = *p_;
+  MPI_Comm_rank(comm, &s.rank);
+  MPI_Comm_size(comm, &s.P);
+  const st::stripe_sizes z = st::choose_stripe_sizes(n, opt, 0, false);
+  s.n = n, s.S = z.S, s.N = z.N;
+  for (i64 J = s.rank; J < s.N; J += s.P) s.s.emplace_back(stripe_doubles(std::min(s.S, n - J * s.S), n));
+}
+
+local_stripes::~local_stripes() = default;
+local_stripes::local_stripes(local_stripes&&) noexcept = default;
+local_stripes& local_stripes::operator=(local_stripes&&) noexcept = default;
+
+std::int64_t local_stripes::n() const noexcept { return p_ ? p_->n : 0; }
+std::int64_t local_stripes::stripe_height() const noexcept { return p_ ? p_->S : 0; }
+std::int64_t local_stripes::count() const noexcept { return p_ ? i64(p_->s.size()) : 0; }
+
+namespace {
+void check_own(i64 k, i64 count) {
+  if (k < 0 || k >= count)
+    throw std::out_of_range("exala::mpi::local_stripes: stripe " + std::to_string(k) + " of " +
+                            std::to_string(count) + " on this rank");
+}
+}  // namespace
+
+std::int64_t local_stripes::index(std::int64_t k) const {
+  check_own(k, count());
+  return p_->index(k);
+}
+std::int64_t local_stripes::first_row(std::int64_t k) const { return index(k) * p_->S; }
+std::int64_t local_stripes::rows(std::int64_t k) const {
+  check_own(k, count());
+  return p_->rows(k);
+}
+double* local_stripes::data(std::int64_t k) {
+  check_own(k, count());
+  return p_->s[std::size_t(k)].data();
+}
+const double* local_stripes::data(std::int64_t k) const {
+  check_own(k, count());
+  return p_->s[std::size_t(k)].data();
+}
+void local_stripes::fill(const row_source& rows) {
+  if (count() > 0 && !rows) throw invalid_argument("rows", "is an empty row_source");
+  for (i64 k = 0; k < count(); ++k) rows(first_row(k), p_->rows(k), data(k), p_->rows(k));
 }
 
 }  // namespace exala::mpi

@@ -132,6 +132,27 @@ results solve_all(const LU& lu, i64 n, const std::vector<double>& B, i64 nrhs) {
   return r;
 }
 
+// An object factored in place (exala::mpi::local_stripes), seen by
+// solve_all: its refinement and backward error take A's rows from `a`.
+struct given_rows {
+  const exala::mpi::stripe_lu& lu;
+  exala::mpi::row_source a;
+  void solve(i64 nrhs, double* b, i64 ldb) const { lu.solve(nrhs, b, ldb); }
+  exala::refine_report solve_refined(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
+                                     int max_refine) const {
+    return lu.solve_refined(nrhs, b, ldb, x, ldx, a, max_refine);
+  }
+  double backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx) const {
+    return lu.backward_error(nrhs, b, ldb, x, ldx, a);
+  }
+};
+// The stripes of this rank for (n, opt), filled from the column-major A.
+inline exala::mpi::local_stripes local_copy(const std::vector<double>& a, i64 n,
+                                            const exala::stripe_lu_options& opt) {
+  exala::mpi::local_stripes s(MPI_COMM_WORLD, n, opt);
+  s.fill(rows_of(a, n));
+  return s;
+}
 // factors_only: the unrefined solutions only (in core the single process
 // computes ||A||_inf itself, out of core it reads the stored one: the
 // refinement's stopping may differ).

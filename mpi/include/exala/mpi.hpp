@@ -214,11 +214,23 @@ using row_source = std::function<void(std::int64_t row0, std::int64_t rows, doub
 // against a host-memory fake device only (no GPU was available); its bit
 // equality with the single-process cuda run is tested by the `cuda`-labelled
 // test_mpi_stripe_cuda, still to be run on a GPU.
+class local_stripes;
+
 class stripe_lu {
  public:
-  // In memory: every rank calls `rows` for the stripes it owns only.
+  // In memory: every rank calls `rows` for the stripes it owns only. The
+  // rank keeps two copies of its stripes: the one it factors and A itself,
+  // for refinement and backward errors.
   stripe_lu(MPI_Comm comm, std::int64_t n, const row_source& rows,
             const stripe_lu_options& opt = {});
+  // In memory, in place: factors the stripes the caller filled in `a`
+  // (local_stripes below) where they are, as ScaLAPACK's pdgesv factors the
+  // caller's local matrix: no copy of A is made or kept, so solve_refined and
+  // backward_error take A's rows again from a row_source. The same checks,
+  // factors and bits as the constructor above with the same rows. `a` must
+  // have been made for this comm's rank and size, n, and stripe height
+  // (opt's); it is consumed (empty afterwards, also when the call throws).
+  stripe_lu(MPI_Comm comm, local_stripes&& a, const stripe_lu_options& opt = {});
   // Out of core: `system` is a work directory set written by `exala generate`
   // or `exala import` (or stripe_system_writer), readable by every rank; each
   // rank reads only its stripes' rows from it. `rank_workdir` is this rank's
@@ -242,13 +254,57 @@ class stripe_lu {
   void solve(std::int64_t nrhs, double* b, std::int64_t ldb) const;
   refine_report solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb, double* x,
                               std::int64_t ldx, int max_refine = 10) const;
+  // For an object factored in place: A's rows from `a` (each rank is asked
+  // for its own stripes, one at a time, and each stripe must have the bits
+  // that were factored: a checksum taken before the factorization is
+  // compared, and a mismatch throws invalid_argument naming `a`). Objects
+  // that keep A refuse `a` (invalid_argument): call the overloads without it.
+  refine_report solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb, double* x,
+                              std::int64_t ldx, const row_source& a, int max_refine = 10) const;
   // The stored system's right-hand sides (out-of-core objects): x (n x nrhs,
   // ld n) on every rank.
   refine_report solve_stored(std::vector<double>& x, int max_refine) const;
   double backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb, const double* x,
                         std::int64_t ldx) const;
+  double backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb, const double* x,
+                        std::int64_t ldx, const row_source& a) const;
 
  private:
+  struct impl;
+  std::unique_ptr<impl> p_;
+};
+
+// This rank's stripes of an n x n matrix, allocated (zero-filled) in the
+// layout the distributed stripe LU works in, for its in-place constructor:
+// the caller writes A into them and hands them over, and nothing is copied.
+// Stripe J holds rows [J*S, J*S + rows) and all n columns, column-major with
+// leading dimension rows; this rank owns J = rank, rank + P, ... (the k-th
+// of them is stripe rank + k P). S is the in-memory constructor's height for
+// (n, opt): opt.stripe, or default_stripe_height(n) when it is 0. Not
+// collective. Throws invalid_argument for a bad n or option, std::bad_alloc
+// when the stripes do not fit in memory.
+class local_stripes {
+ public:
+  local_stripes(MPI_Comm comm, std::int64_t n, const stripe_lu_options& opt = {});
+  ~local_stripes();
+  local_stripes(local_stripes&&) noexcept;
+  local_stripes& operator=(local_stripes&&) noexcept;
+
+  std::int64_t n() const noexcept;
+  std::int64_t stripe_height() const noexcept;  // S
+  std::int64_t count() const noexcept;          // stripes this rank owns (0 once moved from)
+  // Own stripe k (0 <= k < count(); otherwise std::out_of_range): its index
+  // J, first row J*S, its rows, and its storage (rows(k) x n, ld rows(k)).
+  std::int64_t index(std::int64_t k) const;
+  std::int64_t first_row(std::int64_t k) const;
+  std::int64_t rows(std::int64_t k) const;
+  double* data(std::int64_t k);
+  const double* data(std::int64_t k) const;
+  // Fills every own stripe from `rows` (a row_source as above).
+  void fill(const row_source& rows);
+
+ private:
+  friend class stripe_lu;
   struct impl;
   std::unique_ptr<impl> p_;
 };

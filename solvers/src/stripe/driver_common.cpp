@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -202,20 +203,26 @@ double stored_row_norm(const store& sto, i64 n, i64 row0, i64 rows, int k) {
 copy_scan copy_and_scan(i64 rows, i64 n, const double* a, i64 lda, double* dst, i64 ld_dst, double* dst2,
                         i64 ld_dst2, double* rowsum) {
   copy_scan c;
-  for (i64 j = 0; j < n; ++j) {
+  // One column: the scan, and the copy when `copy` (a constant per call, so
+  // the scan-only loop carries no store).
+  auto column = [&](i64 j, auto copy) {
     const double* col = a + j * lda;
-    double* d = dst + j * ld_dst;
     for (i64 i = 0; i < rows; ++i) {
       const double v = col[i];
       if (!std::isfinite(v)) {
         c.bad_row = i, c.bad_col = j;
-        return c;
+        return false;
       }
-      d[i] = v;
+      if constexpr (decltype(copy)::value) dst[i + j * ld_dst] = v;
       rowsum[i] += std::fabs(v);
       c.max_abs = std::max(c.max_abs, std::fabs(v));
     }
     if (dst2 != nullptr) std::memcpy(dst2 + j * ld_dst2, col, std::size_t(rows) * sizeof(double));
+    return true;
+  };
+  for (i64 j = 0; j < n; ++j) {
+    const bool ok = dst != nullptr ? column(j, std::true_type{}) : column(j, std::false_type{});
+    if (!ok) break;
   }
   return c;
 }
@@ -223,7 +230,7 @@ copy_scan copy_and_scan(i64 rows, i64 n, const double* a, i64 lda, double* dst, 
 double scale_copy(i64 rows, i64 n, const double* a0, i64 ld0, double* lu, i64 ldlu, int k) {
   scale_block(rows, n, lu, ldlu, k);
   std::vector<double> rowsum(static_cast<std::size_t>(rows), 0.0);
-  add_row_sums(rows, n, a0, ld0, k, rowsum.data());
+  add_row_sums(rows, n, a0, ld0, a0 == lu ? 0 : k, rowsum.data());
   double norm = 0;
   for (double v : rowsum) norm = std::max(norm, v);
   return norm;

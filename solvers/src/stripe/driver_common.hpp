@@ -107,8 +107,9 @@ class store;
 double stored_row_norm(const store& sto, std::int64_t n, std::int64_t row0, std::int64_t rows, int k);
 
 // The first pass over an in-memory A (both drivers' constructors): copies the
-// rows x n block a (lda) into dst (ld_dst) and, when dst2 is not null, into
-// dst2 (ld_dst2), column by column; adds |a(i, j)| to rowsum[i] for j = 0 ..
+// rows x n block a (lda) into dst (ld_dst) when dst is not null (null: A is
+// factored where it is) and, when dst2 is not null, into dst2 (ld_dst2),
+// column by column; adds |a(i, j)| to rowsum[i] for j = 0 ..
 // n-1 in that order (add_row_sums' bits with k = 0) and keeps the largest
 // |a(i, j)|. Stops at the first entry that is not finite in column order and
 // names it (bad_row, bad_col; -1 when every entry is finite), with the
@@ -123,7 +124,8 @@ copy_scan copy_and_scan(std::int64_t rows, std::int64_t n, const double* a, std:
 
 // Where copy_and_scan's max|a_ij| gives a scale exponent k != 0: lu := 2^-k
 // lu (scale_block) on the rows x n block, and returns the largest row sum of
-// |2^-k a0(i, j)| in column order (add_row_sums).
+// |2^-k a0(i, j)| in column order (add_row_sums). a0 may be lu (no copy of A
+// kept): the sums are then those of the scaled lu, the same values.
 double scale_copy(std::int64_t rows, std::int64_t n, const double* a0, std::int64_t ld0, double* lu,
                   std::int64_t ldlu, int k);
 
