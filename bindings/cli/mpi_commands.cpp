@@ -944,10 +944,17 @@ class distributed_in_core final : public in_core_placement {
           dst[i + j * ldd] = part[static_cast<std::size_t>(i + j * ld(count))];
     };
     x.assign(static_cast<std::size_t>(n * nrhs), 0.0);
+    // The rank's stripes, factored in place: with rows_ (the residual's
+    // source) two copies of the rank's rows, not three.
+    std::optional<exala::mpi::local_stripes> a;
+    s_.agree([&] {
+      a.emplace(MPI_COMM_WORLD, n, st.opt);
+      a->fill(source);
+    });
     exala::refine_report ref;
     solve_step(s_, [&] {
-      lu_.emplace(MPI_COMM_WORLD, n, source, st.opt);
-      ref = lu_->solve_refined(nrhs, sys.b.data(), n, x.data(), n, st.refine_steps);
+      lu_.emplace(MPI_COMM_WORLD, std::move(*a), st.opt);
+      ref = lu_->solve_refined(nrhs, sys.b.data(), n, x.data(), n, source, st.refine_steps);
     });
     return ref;
   }
