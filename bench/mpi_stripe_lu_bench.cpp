@@ -65,6 +65,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -384,12 +385,22 @@ int run(const args& ar) {
   bool bits_stable = true;
   std::string ours_config;
 
-  auto run_ours = [&](int rep) {
+  const exala::mpi::row_source source = [&](i64 r0, i64 rows, double* dst, i64 ld) {
+    own->fill(sys, r0, rows, dst, ld);
+  };
+  // One repetition of ours: the copying constructor, or (in_place) the
+  // rank's stripes filled before the clock starts and factored where they are.
+  auto run_ours = [&](int rep, bool in_place) {
+    std::optional<exala::mpi::local_stripes> a;
+    if (in_place) {  // the caller's matrix: untimed, as pdgesv's
+      a.emplace(comm, n, opt);
+      a->fill(source);
+    }
     openblas_set_num_threads(ar.threads);
     MPI_Barrier(comm);
     const auto t0 = clk::now();
-    exala::mpi::stripe_lu lu(comm, n, [&](i64 r0, i64 rows, double* dst, i64 ld) { own->fill(sys, r0, rows, dst, ld); },
-                             opt);
+    const exala::mpi::stripe_lu lu =
+        in_place ? exala::mpi::stripe_lu(comm, std::move(*a), opt) : exala::mpi::stripe_lu(comm, n, source, opt);
     const double t_factor = seconds_since(t0);
     std::vector<double> x = bvec;
     lu.solve(1, x.data(), n);
@@ -397,17 +408,25 @@ int run(const args& ar) {
     std::vector<double> xr(static_cast<std::size_t>(n));
     MPI_Barrier(comm);
     const auto t1 = clk::now();
-    const exala::refine_report rr = lu.solve_refined(1, bvec.data(), n, xr.data(), n, ar.max_refine);
+    const exala::refine_report rr = in_place
+                                        ? lu.solve_refined(1, bvec.data(), n, xr.data(), n, source, ar.max_refine)
+                                        : lu.solve_refined(1, bvec.data(), n, xr.data(), n, ar.max_refine);
     const double t_ref = seconds_since(t1);
     if (ar.verbose)
       std::fprintf(stderr,
-                   "exala-bench-mpi-lu: rank %d rep %d: constructor %.4f s (report().factor_seconds %.4f s), "
+                   "exala-bench-mpi-lu: rank %d rep %d: %sconstructor %.4f s (report().factor_seconds %.4f s), "
                    "solve %.4f s, solve_refined %.4f s\n",
-                   rank, rep, t_factor, lu.report().factor_seconds, t_solve - t_factor, t_ref);
-    ours.t.push_back(max_over_ranks(comm, t_solve));
-    ours_ref.t.push_back(max_over_ranks(comm, t_factor + t_ref));
+                   rank, rep, in_place ? "in place: " : "", t_factor, lu.report().factor_seconds,
+                   t_solve - t_factor, t_ref);
+    (in_place ? inplace : ours).t.push_back(max_over_ranks(comm, t_solve));
+    series& refined = in_place ? inplace_ref : ours_ref;
+    refined.t.push_back(max_over_ranks(comm, t_factor + t_ref));
+    refined.steps = rr.steps;
+    if (in_place) {  // the copying constructor's bits (its repetition 0 ran first)
+      if (!same_bits(x, x_ours) || !same_bits(xr, x_ref)) bits_stable = false;
+      return;
+    }
     fact_s.push_back(lu.report().factor_seconds);
-    ours_ref.steps = rr.steps;
     lib_be[0] = rr.backward_error_before;
     lib_be[1] = rr.backward_error_after;
     if (rep > 0 && (!same_bits(x, x_ours) || !same_bits(xr, x_ref))) bits_stable = false;
@@ -416,35 +435,6 @@ int run(const args& ar) {
     s_used = lu.stripe_height();
     sp_used = lu.report().substripe;
     ours_config = "S=" + std::to_string(s_used) + " S'=" + std::to_string(sp_used) + " local pivoting";
-  };
-  auto run_in_place = [&](int rep) {
-    const exala::mpi::row_source source = [&](i64 r0, i64 rows, double* dst, i64 ld) {
-      own->fill(sys, r0, rows, dst, ld);
-    };
-    exala::mpi::local_stripes a(comm, n, opt);  // the caller's matrix: untimed, as pdgesv's
-    a.fill(source);
-    openblas_set_num_threads(ar.threads);
-    MPI_Barrier(comm);
-    const auto t0 = clk::now();
-    exala::mpi::stripe_lu lu(comm, std::move(a), opt);
-    const double t_factor = seconds_since(t0);
-    std::vector<double> x = bvec;
-    lu.solve(1, x.data(), n);
-    const double t_solve = seconds_since(t0);
-    std::vector<double> xr(static_cast<std::size_t>(n));
-    MPI_Barrier(comm);
-    const auto t1 = clk::now();
-    const exala::refine_report rr = lu.solve_refined(1, bvec.data(), n, xr.data(), n, source, ar.max_refine);
-    const double t_ref = seconds_since(t1);
-    if (ar.verbose)
-      std::fprintf(stderr,
-                   "exala-bench-mpi-lu: rank %d rep %d: in place: constructor %.4f s (report().factor_seconds "
-                   "%.4f s), solve %.4f s, solve_refined %.4f s\n",
-                   rank, rep, t_factor, lu.report().factor_seconds, t_solve - t_factor, t_ref);
-    inplace.t.push_back(max_over_ranks(comm, t_solve));
-    inplace_ref.t.push_back(max_over_ranks(comm, t_factor + t_ref));
-    inplace_ref.steps = rr.steps;
-    if (!same_bits(x, x_ours) || !same_bits(xr, x_ref)) bits_stable = false;  // the copying constructor's
   };
   auto run_base = [&]() {
     sl->reset();
@@ -465,13 +455,13 @@ int run(const args& ar) {
 
   for (int r = 0; r < ar.reps; ++r) {
     if (r % 2 == 0) {
-      if (ar.ours) run_ours(r);
-      if (ar.ours) run_in_place(r);
+      if (ar.ours) run_ours(r, false);
+      if (ar.ours) run_ours(r, true);
       if (ar.pdgesv) run_base();
     } else {
       if (ar.pdgesv) run_base();
-      if (ar.ours) run_in_place(r);
-      if (ar.ours) run_ours(r);
+      if (ar.ours) run_ours(r, true);
+      if (ar.ours) run_ours(r, false);
     }
     if (ar.ours && r == 0 && s_used != s_guess) {  // the rows again, for the real height
       s_guess = s_used;

@@ -2259,6 +2259,14 @@ BOOST_AUTO_TEST_CASE(in_place_layout_and_bad_input, *ut::precondition(cpu_only))
     // The default height is the in-memory constructor's.
     exala::mpi::local_stripes d(MPI_COMM_WORLD, 5000, {});
     BOOST_TEST(d.stripe_height() == exala::default_stripe_height(5000));
+    // n = 0: no stripes; the solver factors nothing and leaves b alone.
+    exala::mpi::local_stripes z(MPI_COMM_WORLD, 0, base_options(0, 0));
+    BOOST_TEST(z.count() == 0);
+    exala::mpi::stripe_lu lu(MPI_COMM_WORLD, std::move(z), base_options(0, 0));
+    BOOST_TEST(lu.n() == 0);
+    std::vector<double> b{1.0, 2.0};
+    lu.solve(2, b.data(), 1);
+    BOOST_TEST((b[0] == 1.0 && b[1] == 2.0));
   }
   BOOST_TEST(outcome([&] { exala::mpi::local_stripes a(MPI_COMM_WORLD, -1, opt); }) == "arg:n");
   BOOST_TEST(outcome([&] { exala::mpi::local_stripes a(MPI_COMM_NULL, n, opt); }) == "arg:comm");
