@@ -495,7 +495,7 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
   st::host_array buf;
   auto prepare = [&](const std::vector<i64>& plan) {
     if (in_place) {
-      if (!plan.empty()) buf = st::host_array(stripe_doubles(rows(plan.front()), n));
+      if (!plan.empty()) buf = st::host_array(stripe_doubles(std::min(S, n), n));  // the tallest stripe
       return;
     }
     if (in_core) return;
