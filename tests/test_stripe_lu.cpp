@@ -759,6 +759,20 @@ BOOST_AUTO_TEST_CASE(empty_system) {
   const auto rr = lu.solve_refined(1, &b, 1, &x, 1, 5);
   BOOST_TEST(rr.steps == 0);
   BOOST_TEST(lu.backward_error(1, &b, 1, &x, 1) == 0.0);
+  // Options for larger systems: n = 0, and n = 5 below S' = 8 (one stripe of
+  // 5 rows, its substripe clamped to 5, the bits of S' = 5); S' > S is still
+  // refused.
+  BOOST_TEST(make_lu(0, &none, 1, opts(16, 8)).n() == 0);
+  const auto a = random_matrix(5, 5, 3);
+  const auto bb = random_matrix(5, 1, 4);
+  const auto lu5 = make_lu(5, a.data(), 5, opts(16, 8));
+  BOOST_TEST(lu5.report().stripe == 5);
+  BOOST_TEST(lu5.report().substripe == 5);
+  auto x8 = bb, x5 = bb;
+  lu5.solve(1, x8.data(), 5);
+  make_lu(5, a.data(), 5, opts(5, 5)).solve(1, x5.data(), 5);
+  BOOST_TEST(std::memcmp(x8.data(), x5.data(), sizeof(double) * 5) == 0);
+  BOOST_CHECK_THROW(make_lu(5, a.data(), 5, opts(16, 32)), exala::invalid_argument);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

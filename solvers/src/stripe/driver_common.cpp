@@ -61,11 +61,16 @@ stripe_sizes choose_stripe_sizes(i64 n, const stripe_lu_options& opt, i64 file_s
     // read per column range, no staging copy).
     if (out_of_core && file_stripe > 0 && S >= file_stripe) S = S / file_stripe * file_stripe;
   }
+  const i64 chosen = std::max<i64>(1, S);  // before the clamp to n
   S = std::max<i64>(1, std::min(S, std::max<i64>(n, 1)));
-  const i64 Sp = opt.substripe == 0 ? std::min(S, default_substripe) : opt.substripe;
-  if (Sp > S)
+  i64 Sp = opt.substripe == 0 ? std::min(S, default_substripe) : opt.substripe;
+  if (Sp > chosen)
     throw invalid_argument("substripe", std::to_string(Sp) + " exceeds the stripe height " +
-                                            std::to_string(S));
+                                            std::to_string(chosen));
+  // A system shorter than the stripe is one stripe of n rows, whose
+  // substripes hold at most n (n = 0 or n < S' with valid options is no
+  // error; sizes that worked before are unchanged).
+  Sp = std::min(Sp, S);
   const i64 N = n == 0 ? 0 : (n + S - 1) / S;
   i64 m = 1;
   if (opt.order == stripe_order::meta_zigzag) {

@@ -42,7 +42,8 @@ struct stripe_sizes {
 // of core, a chosen S follows opt.cache_bytes (>= 8 stripes' active parts)
 // and is rounded down to a multiple of file_stripe (rows per orig_ file, 0:
 // none); a chosen m leaves room for three stripes. Throws
-// exala::invalid_argument("substripe") when S' exceeds S.
+// exala::invalid_argument("substripe") when S' exceeds S (as given or
+// chosen); S and S' are then clamped to n (at least 1).
 stripe_sizes choose_stripe_sizes(std::int64_t n, const stripe_lu_options& opt,
                                  std::int64_t file_stripe, bool out_of_core);
 
