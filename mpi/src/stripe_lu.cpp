@@ -340,6 +340,18 @@ std::size_t stripe_doubles(i64 r, i64 n) {
   return std::size_t(count);
 }
 
+// One stripe's scan (copy_and_scan) into the running max|a_ij| and largest
+// row sum; a non-finite entry is named by its (row, column) in A, as an
+// error in the argument `arg`.
+void take_scan(const st::copy_scan& c, i64 row0, const std::vector<double>& rowsum, const char* arg,
+               double& max_abs, double& max_row_sum) {
+  if (c.bad_col >= 0)
+    throw invalid_argument(arg, "entry (" + std::to_string(row0 + c.bad_row) + ", " + std::to_string(c.bad_col) +
+                                    ") is not finite");
+  max_abs = std::max(max_abs, c.max_abs);
+  for (double v : rowsum) max_row_sum = std::max(max_row_sum, v);
+}
+
 void check_max_refine(int max_refine) {
   if (max_refine < 0 || max_refine > 100)
     throw invalid_argument("max_refine", "must be in 0..100, got " + std::to_string(max_refine));
@@ -603,11 +615,7 @@ stripe_lu::stripe_lu(MPI_Comm comm, i64 n, const row_source& rows, const stripe_
       rowsum.assign(std::size_t(r), 0.0);
       const st::copy_scan c = st::copy_and_scan(r, n, a, r, s.lu.emplace_back(stripe_doubles(r, n)).data(), r,
                                                 nullptr, 0, rowsum.data());
-      if (c.bad_col >= 0)
-        throw invalid_argument("rows", "entry (" + std::to_string(J * s.S + c.bad_row) + ", " +
-                                           std::to_string(c.bad_col) + ") is not finite");
-      max_abs = std::max(max_abs, c.max_abs);
-      for (double v : rowsum) max_row_sum = std::max(max_row_sum, v);
+      take_scan(c, J * s.S, rowsum, "rows", max_abs, max_row_sum);
     }
   });
   s.scale_and_factor(max_abs, max_row_sum);
@@ -652,13 +660,9 @@ stripe_lu::stripe_lu(MPI_Comm comm, local_stripes&& a, const stripe_lu_options& 
       const i64 r = s.rows(J);
       const double* p = s.lu[std::size_t(J / s.P)].data();
       rowsum.assign(std::size_t(r), 0.0);
-      const st::copy_scan c = st::copy_and_scan(r, n, p, r, nullptr, 0, nullptr, 0, rowsum.data());
-      if (c.bad_col >= 0)
-        throw invalid_argument("a", "entry (" + std::to_string(J * s.S + c.bad_row) + ", " +
-                                        std::to_string(c.bad_col) + ") is not finite");
+      take_scan(st::copy_and_scan(r, n, p, r, nullptr, 0, nullptr, 0, rowsum.data()), J * s.S, rowsum, "a",
+                max_abs, max_row_sum);
       s.given_sums.push_back(st::checksum64(p, std::size_t(r) * std::size_t(n) * sizeof(double)));
-      max_abs = std::max(max_abs, c.max_abs);
-      for (double v : rowsum) max_row_sum = std::max(max_row_sum, v);
     }
   });
   s.scale_and_factor(max_abs, max_row_sum);
