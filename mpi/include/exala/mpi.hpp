@@ -259,6 +259,7 @@ class stripe_lu {
   // that were factored: a checksum taken before the factorization is
   // compared, and a mismatch throws invalid_argument naming `a`). Objects
   // that keep A refuse `a` (invalid_argument): call the overloads without it.
+  // backward_error likewise.
   refine_report solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb, double* x,
                               std::int64_t ldx, const row_source& a, int max_refine = 10) const;
   // The stored system's right-hand sides (out-of-core objects): x (n x nrhs,
@@ -280,7 +281,8 @@ class stripe_lu {
 // Stripe J holds rows [J*S, J*S + rows) and all n columns, column-major with
 // leading dimension rows; this rank owns J = rank, rank + P, ... (the k-th
 // of them is stripe rank + k P). S is the in-memory constructor's height for
-// (n, opt): opt.stripe, or default_stripe_height(n) when it is 0. Not
+// (n, opt): opt.stripe, or default_stripe_height(n) when it is 0, at most n
+// (only the rank and the size of comm enter the layout). Not
 // collective. Throws invalid_argument for a bad n or option, std::bad_alloc
 // when the stripes do not fit in memory.
 class local_stripes {
