@@ -750,6 +750,95 @@ BOOST_AUTO_TEST_CASE(throwing_progress_callback_ends_the_run, *ut::precondition(
 
 // An empty system (n = 0) factors, solves, refines and measures nothing, with
 // no argument error (the residual once called gemv with lda = 0).
+// exala::stripe_lu::in_place: A factored where it is (lda > n, the padding
+// NaN, so that a read of it would show), with the bits of the copying
+// constructor; refinement and backward errors from the caller's copy of A,
+// which is checked; what it refuses, naming the argument.
+BOOST_AUTO_TEST_CASE(in_place_matches_the_copy, *ut::precondition(one_process)) {
+  auto arg_of = [](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+      return "ok";
+    } catch (const exala::invalid_argument& e) {
+      return "arg:" + e.argument();
+    } catch (const std::exception& e) {
+      return std::string("other:") + e.what();
+    }
+  };
+  struct cfg {
+    i64 n, S, Sp;
+    exala::pivoting p;
+    int scale;
+  };
+  const auto L = exala::pivoting::local, P = exala::pivoting::partial;
+  for (cfg c : {cfg{300, 64, 16, L, 0}, cfg{300, 64, 16, P, 0}, cfg{203, 48, 16, L, 1015},
+                cfg{203, 48, 16, L, -1000}, cfg{5, 16, 8, L, 0}, cfg{0, 16, 8, L, 0}}) {
+    BOOST_TEST_CONTEXT("n " << c.n << " S " << c.S << " pivot " << exala::to_string(c.p) << " scale 2^"
+                            << c.scale) {
+      const i64 n = c.n, lda = n + 5, nrhs = 2, ld = std::max<i64>(1, n);
+      std::vector<double> a(std::size_t(lda * std::max<i64>(1, n)), std::nan(""));
+      const auto r = random_matrix(n, n, unsigned(n) + 3);
+      for (i64 j = 0; j < n; ++j)
+        for (i64 i = 0; i < n; ++i) a[std::size_t(i + j * lda)] = std::ldexp(r[std::size_t(i + j * n)], c.scale);
+      auto b = random_matrix(n, nrhs, unsigned(n) + 4);
+      if (n == 0) b.assign(2, 1.0);
+      auto o = opts(c.S, c.Sp);
+      o.pivot = c.p;
+      const exala::stripe_lu ref(n, a.data(), lda, o);
+      auto w = a;
+      const exala::stripe_lu lu = exala::stripe_lu::in_place(n, w.data(), lda, o);
+      // The padding is untouched; the matrix part holds the factors.
+      for (i64 j = 0; j < n; ++j)
+        for (i64 i = n; i < lda; ++i) BOOST_TEST(std::isnan(w[std::size_t(i + j * lda)]));
+      auto x = b, y = b;
+      ref.solve(nrhs, x.data(), ld);
+      lu.solve(nrhs, y.data(), ld);
+      BOOST_TEST(same_bits(x, y));
+      std::vector<double> xr(b.size()), yr(b.size());
+      const auto rr = ref.solve_refined(nrhs, b.data(), ld, xr.data(), ld, 10);
+      const auto ry = lu.solve_refined(nrhs, b.data(), ld, yr.data(), ld, a.data(), lda, 10);
+      BOOST_TEST(same_bits(xr, yr));
+      BOOST_TEST(rr.steps == ry.steps);
+      BOOST_TEST(same_bits({rr.backward_error_after}, {ry.backward_error_after}));
+      BOOST_TEST(same_bits({ref.backward_error(nrhs, b.data(), ld, x.data(), ld)},
+                           {lu.backward_error(nrhs, b.data(), ld, y.data(), ld, a.data(), lda)}));
+      BOOST_TEST(lu.report().in_core);
+      BOOST_TEST(lu.report().matrix_scale == ref.report().matrix_scale);
+      BOOST_TEST(same_bits({lu.report().min_pivot_ratio}, {ref.report().min_pivot_ratio}));
+      if (n < 5) continue;
+      // The residual's copy of A: required, refused where A is kept, checked.
+      BOOST_TEST(arg_of([&] { lu.solve_refined(nrhs, b.data(), ld, yr.data(), ld, 10); }) == "arg:solve_refined");
+      BOOST_TEST(arg_of([&] { lu.backward_error(nrhs, b.data(), ld, y.data(), ld); }) == "arg:backward_error");
+      BOOST_TEST(arg_of([&] { ref.solve_refined(nrhs, b.data(), ld, xr.data(), ld, a.data(), lda, 10); }) ==
+                 "arg:a0");
+      BOOST_TEST(arg_of([&] { lu.solve_refined(nrhs, b.data(), ld, yr.data(), ld, nullptr, lda, 10); }) ==
+                 "arg:a0");
+      BOOST_TEST(arg_of([&] { lu.solve_refined(nrhs, b.data(), ld, yr.data(), ld, a.data(), n - 1, 10); }) ==
+                 "arg:lda0");
+      auto off = a;
+      off[std::size_t(n - 1 + 2 * lda)] = std::nextafter(off[std::size_t(n - 1 + 2 * lda)], 1.0);
+      BOOST_TEST(arg_of([&] { lu.backward_error(nrhs, b.data(), ld, y.data(), ld, off.data(), lda); }) ==
+                 "arg:a0");
+    }
+  }
+  // Refused before anything is written: lda < n, a NaN (named), a null a.
+  auto a = random_matrix(20, 20, 9);
+  BOOST_TEST(arg_of([&] { exala::stripe_lu::in_place(20, a.data(), 19, opts(8, 4)); }) == "arg:lda");
+  BOOST_TEST(arg_of([&] { exala::stripe_lu::in_place(20, nullptr, 20, opts(8, 4)); }) == "arg:a");
+  BOOST_TEST(arg_of([&] { exala::stripe_lu::in_place(-1, a.data(), 20, opts(8, 4)); }) == "arg:n");
+  auto bad = a;
+  bad[std::size_t(3 + 11 * 20)] = INFINITY;
+  const auto before = bad;
+  try {
+    exala::stripe_lu::in_place(20, bad.data(), 20, opts(8, 4));
+    BOOST_FAIL("no exception for an infinite entry");
+  } catch (const exala::invalid_argument& e) {
+    BOOST_TEST(e.argument() == "a");
+    BOOST_TEST(std::string(e.what()).find("(3, 11)") != std::string::npos, e.what());
+  }
+  BOOST_TEST(std::memcmp(bad.data(), before.data(), bad.size() * sizeof(double)) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(empty_system) {
   const double none = 0;
   double b = 1, x = 7;

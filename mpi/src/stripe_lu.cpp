@@ -533,12 +533,8 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
 }
 
 void stripe_lu::impl::check_given(const row_source* given, const char* routine) const {
-  if (in_place && given == nullptr)
-    throw invalid_argument(routine, "this stripe_lu factored its matrix in place and keeps no copy of A: "
-                                    "pass A's rows as a row_source (the overload with `a`)");
-  if (!in_place && given != nullptr)
-    throw invalid_argument("a", std::string("this stripe_lu keeps its own copy of A: call ") + routine +
-                                    " without a row_source");
+  st::check_residual_source(in_place, given != nullptr, routine, "a",
+                            "A's rows as a row_source (the overload with a)");
   if (given != nullptr && first_own(0) < N && !*given) throw invalid_argument("a", "is an empty row_source");
 }
 

@@ -244,8 +244,18 @@ struct refine_report {
 
 class stripe_lu {
  public:
-  // In core: factors the n x n column-major matrix a (lda); a is copied.
+  // In core: factors the n x n column-major matrix a (lda); a is copied
+  // twice (the factors, and A for refinement and backward errors).
   stripe_lu(std::int64_t n, const double* a, std::int64_t lda, const stripe_lu_options& opt = {});
+  // In core, in place (as LAPACK's dgetrf): factors a where it is, with the
+  // same checks, factors and bits as the constructor above (the bits do not
+  // depend on lda). No copy of A is made or kept: a holds the factors
+  // afterwards and must outlive the object (its solves read them), and
+  // solve_refined / backward_error need A again - the overloads with a0,
+  // lda0, a copy the caller kept, checked against a checksum of A taken
+  // before the factorization (invalid_argument naming a0 if it differs).
+  static stripe_lu in_place(std::int64_t n, double* a, std::int64_t lda,
+                            const stripe_lu_options& opt = {});
   // Out of core: factors the system stored in the work directory set (dirs[0]
   // holds the manifest; see `exala generate` / `exala import`), resuming a
   // partial run with the same parameters when opt.resume.
@@ -264,6 +274,12 @@ class stripe_lu {
   // ldx) may alias nothing else. max_refine in 0..100.
   refine_report solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb, double* x,
                               std::int64_t ldx, int max_refine = 10) const;
+  // For an object made by in_place: A from the caller's copy a0 (n x n,
+  // lda0). Other objects refuse a0 (invalid_argument), in_place objects the
+  // overloads without it.
+  refine_report solve_refined(std::int64_t nrhs, const double* b, std::int64_t ldb, double* x,
+                              std::int64_t ldx, const double* a0, std::int64_t lda0,
+                              int max_refine = 10) const;
   // The work directory's right-hand sides solved (and refined when
   // max_refine > 0); out-of-core objects only. x is n x nrhs (ld = n).
   refine_report solve_stored(std::vector<double>& x, int max_refine) const;
@@ -273,9 +289,12 @@ class stripe_lu {
   // with an infinite entry, NaN for NaN in x or b.
   double backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb, const double* x,
                         std::int64_t ldx) const;
+  double backward_error(std::int64_t nrhs, const double* b, std::int64_t ldb, const double* x,
+                        std::int64_t ldx, const double* a0, std::int64_t lda0) const;
 
  private:
   struct impl;
+  explicit stripe_lu(std::unique_ptr<impl> p);
   std::unique_ptr<impl> p_;
 };
 

@@ -205,6 +205,16 @@ double stored_row_norm(const store& sto, i64 n, i64 row0, i64 rows, int k) {
   return norm;
 }
 
+void check_residual_source(bool in_place, bool given, const char* routine, const char* arg,
+                           const char* how) {
+  if (in_place && !given)
+    throw invalid_argument(routine, std::string("this stripe_lu factored its matrix in place and keeps no copy "
+                                                "of A: pass ") + how);
+  if (!in_place && given)
+    throw invalid_argument(arg, std::string("this stripe_lu keeps its own copy of A: call ") + routine +
+                                    " without " + arg);
+}
+
 copy_scan copy_and_scan(i64 rows, i64 n, const double* a, i64 lda, double* dst, i64 ld_dst, double* dst2,
                         i64 ld_dst2, double* rowsum) {
   copy_scan c;

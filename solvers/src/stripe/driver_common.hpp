@@ -107,6 +107,13 @@ class store;
 // 2^-k exactly.
 double stored_row_norm(const store& sto, std::int64_t n, std::int64_t row0, std::int64_t rows, int k);
 
+// Both drivers' rule for objects factored in place (no copy of A kept):
+// `routine`'s residual needs A again from the caller - `arg`, passed as
+// `how` - exactly when the object was factored in place; invalid_argument
+// otherwise (naming `routine` when it is missing, `arg` when refused).
+void check_residual_source(bool in_place, bool given, const char* routine, const char* arg,
+                           const char* how);
+
 // The first pass over an in-memory A (both drivers' constructors): copies the
 // rows x n block a (lda) into dst (ld_dst) when dst is not null (null: A is
 // factored where it is) and, when dst2 is not null, into dst2 (ld_dst2),

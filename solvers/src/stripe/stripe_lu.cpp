@@ -71,6 +71,13 @@ struct stripe_lu::impl : st::driver_state {
   bool in_core = false;
   // (lu holds A' = 2^-k A before the factorization: the constructors fill it.)
   st::host_array a0, lu;
+  // The matrix factored in core: lu (ld n), or in place the caller's array
+  // (ld its lda; a0 is then empty and given_sum the checksum of A as given,
+  // against which the caller's copy for the residual is checked).
+  double* f = nullptr;
+  i64 ldf = 0;
+  bool in_place = false;
+  std::uint64_t given_sum = 0;
   std::vector<i64> ipiv;  // local: 0-based within the stripe; partial: global rows
   // Out of core.
   std::optional<st::store> store;
@@ -83,10 +90,22 @@ struct stripe_lu::impl : st::driver_state {
   void factor_out_of_core();
   void permute(i64 nrhs, double* y, i64 ldy) const;
   void solve_in_place(i64 nrhs, double* y, i64 ldy) const;
-  void residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx, double* r) const;
+  // A's rows: from a0, the store, or (in place) the caller's copy `given`.
+  void residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx, double* r,
+                const st::rows_view* given) const;
   double backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
                         const double* r) const;
-  refine_report refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx, int max_refine) const;
+  refine_report refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx, int max_refine,
+                       const st::rows_view* given) const;
+  // `given` must be there exactly when the object was factored in place,
+  // and hold the matrix that was factored (`routine` names the call).
+  void check_given(const st::rows_view* given, const char* routine) const;
+  // The public backward_error: checks, residual, error.
+  double checked_backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                                const st::rows_view* given) const;
+  // The one pass over A of both in-core constructors: the finiteness check,
+  // max|a_ij| and ||A'||_inf, then (k != 0) the scaling of the factored copy.
+  void scan_and_scale(const double* a, i64 lda, double* copy_to);
   void note_pivots(const st::block& b, i64 r0);
   // The factorization loops' view of this driver (factor_loop.hpp).
   st::factor_setup setup();
@@ -127,7 +146,7 @@ void stripe_lu::impl::factor_in_core() {
     factor_in_core_device(*fe.dev);
     return;
   }
-  auto own = [this](i64 J) { return st::block{lu.data() + J * S, rows(J), 0, n, n}; };
+  auto own = [this](i64 J) { return st::block{f + J * S, rows(J), 0, n, ldf}; };
   if (opt.pivot == pivoting::local) {
     st::distribution one;
     st::factor_in_memory(setup(), one, *fe.cpu, own, ipiv.data());
@@ -136,7 +155,7 @@ void stripe_lu::impl::factor_in_core() {
   const auto t0 = clock_type::now();
   progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
   pm.report(0, nullptr, true);
-  st::factor_partial(*fe.cpu, n, lu.data(), n, S, threshold(), ipiv.data());
+  st::factor_partial(*fe.cpu, n, f, ldf, S, threshold(), ipiv.data());
   for (i64 J = 0; J < N; ++J) note_pivots(own(J), J * S);
   setup().finish(seconds_since(t0), 0);
   pm.done = pm.total;
@@ -153,7 +172,7 @@ void stripe_lu::impl::factor_in_core_device(st::device_engine& e) {
   // factorization time: report.pin_seconds).
   const auto tp = clock_type::now();
   st::pinned_host pinned(e);
-  pinned.pin(lu.data(), lu.size() * sizeof(double));
+  if (n > 0) pinned.pin(f, (std::size_t(ldf) * std::size_t(n - 1) + std::size_t(n)) * sizeof(double));
   rep.pin_seconds = seconds_since(tp);
   const auto t0 = clock_type::now();
   progress_meter pm(opt, "factor", lu_flops(n), N, nullptr);
@@ -172,19 +191,19 @@ void stripe_lu::impl::factor_in_core_device(st::device_engine& e) {
       double* p;
       ~release_at_exit() { e.release(p); }
     } rel{e, d};
-    e.upload(lu.data(), n, d, n, n, n);
+    e.upload(f, ldf, d, n, n, n);
     e.wait(st::device_engine::compute, e.record(st::device_engine::h2d));
     st::factor_partial(e, n, d, n, S, thr, ipiv.data());
     e.wait(st::device_engine::d2h, e.record(st::device_engine::compute));
-    e.download(d, n, lu.data(), n, n, n);
+    e.download(d, n, f, ldf, n, n);
     e.sync_all();
-    for (i64 J = 0; J < N; ++J) note_pivots({lu.data() + J * S, rows(J), 0, n, n}, J * S);
+    for (i64 J = 0; J < N; ++J) note_pivots({f + J * S, rows(J), 0, n, ldf}, J * S);
   } else {
     st::distribution one;
     // meta caps the pivot slots (tests use it to exercise the streamed sweep).
     rep.meta = st::factor_in_memory_device(
         e, one, n, S, Sp, N, thr, opt.meta,
-        [this](i64 J) { return st::block{lu.data() + J * S, rows(J), 0, n, n}; }, ipiv.data(),
+        [this](i64 J) { return st::block{f + J * S, rows(J), 0, n, ldf}; }, ipiv.data(),
         [&](i64 step, double f) {
           pm.done += f;
           pm.report(step, nullptr, false);
@@ -248,7 +267,7 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
   };
   st::solve_by_stripes(one, n, S, N, nrhs, y, ldy, prepare, [&]() -> st::dense_engine& { return *e; },
                        [&](i64 J) -> st::lu_view {
-                         if (in_core) return {{const_cast<double*>(lu.data()) + J * S, rows(J), 0, n, n}};
+                         if (in_core) return {{f + J * S, rows(J), 0, n, ldf}};
                          st::cache_buffer& b = cache->acquire(J);
                          return {{b.data.data(), b.rows, 0, n, b.rows}, piv.data() + J * S,
                                  [&cache, J] { cache->release(J); }};
@@ -256,8 +275,8 @@ void stripe_lu::impl::solve_in_place(i64 nrhs, double* y, i64 ldy) const {
 }
 
 // r := b - A x, each entry rounded once from the exact value (exala::gemv).
-void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
-                               double* r) const {
+void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx, double* r,
+                               const st::rows_view* given) const {
   st::distribution one;
   std::unique_ptr<st::stripe_cache> cache;
   auto prepare = [&](const std::vector<i64>& plan) {
@@ -267,6 +286,7 @@ void stripe_lu::impl::residual(i64 nrhs, const double* b, i64 ldb, const double*
     cache->plan(plan);
   };
   st::residual_by_stripes(one, n, S, N, nrhs, b, ldb, x, ldx, r, opt.threads, prepare, [&](i64 I) -> st::rows_view {
+    if (in_place) return {given->a + I * S, given->lda};
     if (in_core) return {a0.data() + I * S, n};
     st::cache_buffer& a = cache->acquire(I);
     return {a.data.data(), a.rows, [&cache, I] { cache->release(I); }};
@@ -281,14 +301,48 @@ double stripe_lu::impl::backward_error(i64 nrhs, const double* b, i64 ldb, const
 // Iterative refinement with the exact residual (see the header): stops when
 // the backward error reaches u, stops halving, or a correction changes nothing.
 refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
-                                      int max_refine) const {
+                                      int max_refine, const st::rows_view* given) const {
   if (max_refine < 0 || max_refine > 100)
     throw invalid_argument("max_refine", "must be in 0..100, got " + std::to_string(max_refine));
   st::refine_ops ops;
   ops.solve = [this](i64 k, double* y, i64 ldy) { solve_in_place(k, y, ldy); };
-  ops.residual = [&](const double* xx, i64 ldxx, double* r) { residual(nrhs, b, ldb, xx, ldxx, r); };
+  ops.residual = [&](const double* xx, i64 ldxx, double* r) { residual(nrhs, b, ldb, xx, ldxx, r, given); };
   ops.scale = sc;
   return st::refine_loop(n, nrhs, b, ldb, x, ldx, max_refine, ops, opt, store ? &store->counters() : nullptr);
+}
+
+namespace {
+// checksum64 of the n x n column-major matrix a (lda), column by column.
+std::uint64_t matrix_sum(i64 n, const double* a, i64 lda) {
+  std::uint64_t h = 0;
+  for (i64 j = 0; j < n; ++j) h = st::checksum64(a + j * lda, std::size_t(n) * sizeof(double), h);
+  return h;
+}
+}  // namespace
+
+void stripe_lu::impl::check_given(const st::rows_view* given, const char* routine) const {
+  st::check_residual_source(in_place, given != nullptr, routine, "a0",
+                            "a copy of A (the overload with a0, lda0)");
+  if (given == nullptr) return;
+  if (given->lda < std::max<i64>(1, n))
+    throw invalid_argument("lda0", "must be >= max(1, n) = " + std::to_string(std::max<i64>(1, n)) +
+                                       ", got " + std::to_string(given->lda));
+  if (n > 0 && given->a == nullptr) throw invalid_argument("a0", "is null");
+  if (matrix_sum(n, given->a, given->lda) != given_sum)
+    throw invalid_argument("a0", "is not the matrix that was factored (its checksum differs)");
+}
+
+void stripe_lu::impl::scan_and_scale(const double* a, i64 lda, double* copy_to) {
+  std::vector<double> rowsum(std::size_t(n), 0.0);
+  const st::copy_scan c = st::copy_and_scan(n, n, a, lda, copy_to, n, f == a ? nullptr : f, ldf, rowsum.data());
+  if (c.bad_col >= 0)
+    throw invalid_argument("a", "entry (" + std::to_string(c.bad_row) + ", " + std::to_string(c.bad_col) +
+                                    ") is not finite");
+  set_scale(c.max_abs);
+  if (sc.exp == 0)
+    for (double v : rowsum) sc.norm = std::max(sc.norm, v);
+  else
+    sc.norm = st::scale_copy(n, n, in_place ? f : a0.data(), in_place ? ldf : n, f, ldf, sc.exp);
 }
 
 // ------------------------------------------------------------- public API
@@ -312,18 +366,35 @@ stripe_lu::stripe_lu(i64 n, const double* a, i64 lda, const stripe_lu_options& o
   // pass scales lu and sums again otherwise.
   s.a0 = st::host_array(std::size_t(n * n));
   s.lu = st::host_array(std::size_t(n * n));
-  std::vector<double> rowsum(std::size_t(n), 0.0);
-  const st::copy_scan c = st::copy_and_scan(n, n, a, lda, s.a0.data(), n, s.lu.data(), n, rowsum.data());
-  if (c.bad_col >= 0)
-    throw invalid_argument("a", "entry (" + std::to_string(c.bad_row) + ", " + std::to_string(c.bad_col) +
-                                    ") is not finite");
-  s.set_scale(c.max_abs);
-  if (s.sc.exp == 0)
-    for (double v : rowsum) s.sc.norm = std::max(s.sc.norm, v);
-  else
-    s.sc.norm = st::scale_copy(n, n, s.a0.data(), n, s.lu.data(), n, s.sc.exp);
+  s.f = s.lu.data(), s.ldf = n;
+  s.scan_and_scale(a, lda, s.a0.data());
   s.factor(false);
 }
+
+stripe_lu stripe_lu::in_place(i64 n, double* a, i64 lda, const stripe_lu_options& opt) {
+  st::check_stripe_options(opt);
+  if (n < 0) throw invalid_argument("n", "must be >= 0, got " + std::to_string(n));
+  if (lda < std::max<i64>(1, n))
+    throw invalid_argument("lda", "must be >= max(1, n) = " + std::to_string(std::max<i64>(1, n)) +
+                                      ", got " + std::to_string(lda));
+  detail::check_matrix_extent("a", "lda", false, n, n, lda);
+  if (n > 0 && a == nullptr) throw invalid_argument("a", "is null");
+  stripe_lu lu(std::make_unique<impl>());
+  impl& s = *lu.p_;
+  s.opt = opt;
+  s.n = n;
+  s.choose_sizes(false);
+  // The same pass without a copy (scanning a, then scaling it in place),
+  // and the checksum of A as given.
+  s.f = a, s.ldf = lda;
+  s.in_place = true;
+  s.given_sum = matrix_sum(n, a, lda);  // before the scaling
+  s.scan_and_scale(a, lda, nullptr);
+  s.factor(false);
+  return lu;
+}
+
+stripe_lu::stripe_lu(std::unique_ptr<impl> p) : p_(std::move(p)) {}
 
 stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_options& opt)
     : p_(std::make_unique<impl>()) {
@@ -356,6 +427,7 @@ stripe_lu::stripe_lu(const std::vector<std::string>& workdirs, const stripe_lu_o
     s.lu = st::host_array(std::size_t(s.n * s.n));
     if (s.n > 0) s.store->read_original(0, s.n, 0, s.n, s.a0.data(), s.n);
     std::memcpy(s.lu.data(), s.a0.data(), s.a0.size() * sizeof(double));
+    s.f = s.lu.data(), s.ldf = s.n;
     st::scale_block(s.n, s.n, s.lu.data(), s.n, s.sc.exp);  // the norm is the manifest's
     s.factor(false);
     return;
@@ -402,9 +474,19 @@ void stripe_lu::solve(i64 nrhs, double* b, i64 ldb) const {
 
 refine_report stripe_lu::solve_refined(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
                                        int max_refine) const {
+  p_->check_given(nullptr, "solve_refined");
   check_rhs(p_->n, nrhs, b, ldb, "b", "ldb");
   check_rhs(p_->n, nrhs, x, ldx, "x", "ldx");
-  return p_->refine(nrhs, b, ldb, x, ldx, max_refine);
+  return p_->refine(nrhs, b, ldb, x, ldx, max_refine, nullptr);
+}
+
+refine_report stripe_lu::solve_refined(i64 nrhs, const double* b, i64 ldb, double* x, i64 ldx,
+                                       const double* a0, i64 lda0, int max_refine) const {
+  const st::rows_view given{a0, lda0};
+  p_->check_given(&given, "solve_refined");
+  check_rhs(p_->n, nrhs, b, ldb, "b", "ldb");
+  check_rhs(p_->n, nrhs, x, ldx, "x", "ldx");
+  return p_->refine(nrhs, b, ldb, x, ldx, max_refine, &given);
 }
 
 refine_report stripe_lu::solve_stored(std::vector<double>& x, int max_refine) const {
@@ -414,15 +496,27 @@ refine_report stripe_lu::solve_stored(std::vector<double>& x, int max_refine) co
   if (n > 0 && nrhs > 0) p_->store->read_rhs(b.data(), n);
   x.assign(std::size_t(n * nrhs), 0.0);
   if (n == 0 || nrhs == 0) return {};
-  return p_->refine(nrhs, b.data(), n, x.data(), n, max_refine);
+  return p_->refine(nrhs, b.data(), n, x.data(), n, max_refine, nullptr);
 }
 
 double stripe_lu::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx) const {
-  check_rhs(p_->n, nrhs, b, ldb, "b", "ldb");
-  check_rhs(p_->n, nrhs, x, ldx, "x", "ldx");
-  std::vector<double> r(std::size_t(p_->n * nrhs));
-  p_->residual(nrhs, b, ldb, x, ldx, r.data());
-  return p_->backward_error(nrhs, b, ldb, x, ldx, r.data());
+  return p_->checked_backward_error(nrhs, b, ldb, x, ldx, nullptr);
+}
+
+double stripe_lu::backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                                 const double* a0, i64 lda0) const {
+  const st::rows_view given{a0, lda0};
+  return p_->checked_backward_error(nrhs, b, ldb, x, ldx, &given);
+}
+
+double stripe_lu::impl::checked_backward_error(i64 nrhs, const double* b, i64 ldb, const double* x, i64 ldx,
+                                               const st::rows_view* given) const {
+  check_given(given, "backward_error");
+  check_rhs(n, nrhs, b, ldb, "b", "ldb");
+  check_rhs(n, nrhs, x, ldx, "x", "ldx");
+  std::vector<double> r(std::size_t(n * nrhs));
+  residual(nrhs, b, ldb, x, ldx, r.data(), given);
+  return backward_error(nrhs, b, ldb, x, ldx, r.data());
 }
 
 }  // namespace exala
