@@ -229,7 +229,9 @@ class stripe_lu {
   // backward_error take A's rows again from a row_source. The same checks,
   // factors and bits as the constructor above with the same rows. `a` must
   // have been made for this comm's rank and size, n, and stripe height
-  // (opt's); it is consumed (empty afterwards, also when the call throws).
+  // (opt's); it is consumed (empty afterwards, also when the call throws:
+  // a bad argument or entry before any stripe is written, a singular pivot
+  // with the stripes partly factored).
   stripe_lu(MPI_Comm comm, local_stripes&& a, const stripe_lu_options& opt = {});
   // Out of core: `system` is a work directory set written by `exala generate`
   // or `exala import` (or stripe_system_writer), readable by every rank; each

@@ -254,6 +254,8 @@ class stripe_lu {
   // solve_refined / backward_error need A again - the overloads with a0,
   // lda0, a copy the caller kept, checked against a checksum of A taken
   // before the factorization (invalid_argument naming a0 if it differs).
+  // A bad argument or a non-finite entry throws before a is written; a
+  // singular pivot throws with a partly factored (as dgetrf leaves it).
   static stripe_lu in_place(std::int64_t n, double* a, std::int64_t lda,
                             const stripe_lu_options& opt = {});
   // Out of core: factors the system stored in the work directory set (dirs[0]
