@@ -37,10 +37,12 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <new>
 #include <optional>
 #include <thread>
 
 #include "exala/blas2.hpp"
+#include "exala/checked.hpp"
 #include "stripe_dist.hpp"
 
 namespace exala::mpi {
@@ -286,10 +288,7 @@ st::factor_engine make_rank_engine(MPI_Comm comm, const stripe_lu_options& opt) 
 }
 
 std::uint64_t matrix_checksum(i64 n, i64 nrhs, const double* a, i64 ld) {
-  std::uint64_t h = 0x6d70695f72687321ull;
-  if (n <= 0 || a == nullptr) return h;
-  for (i64 c = 0; c < nrhs; ++c) h = st::checksum64(a + c * ld, std::size_t(n) * 8u, h);
-  return h;
+  return st::block_checksum(n, nrhs, a, ld, 0x6d70695f72687321ull);
 }
 
 }  // namespace dist
@@ -332,12 +331,11 @@ void check_rhs(i64 n, i64 nrhs, const void* b, i64 ldb, const char* bn, const ch
 }
 
 // Doubles in a stripe of r rows and n columns; std::bad_alloc where the
-// count is not even addressable.
+// count is beyond any allocation (exala/checked.hpp's limit).
 std::size_t stripe_doubles(i64 r, i64 n) {
-  i64 count = 0;
-  if (__builtin_mul_overflow(r, n, &count) || std::uint64_t(count) > SIZE_MAX / sizeof(double))
-    throw std::bad_alloc();
-  return std::size_t(count);
+  const auto count = exala::detail::count_of(r, n);
+  if (!count) throw std::bad_alloc();
+  return std::size_t(*count);
 }
 
 // One stripe's scan (copy_and_scan) into the running max|a_ij| and largest

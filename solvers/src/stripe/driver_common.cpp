@@ -205,6 +205,12 @@ double stored_row_norm(const store& sto, i64 n, i64 row0, i64 rows, int k) {
   return norm;
 }
 
+std::uint64_t block_checksum(i64 rows, i64 cols, const double* a, i64 ld, std::uint64_t seed) {
+  if (rows <= 0 || a == nullptr) return seed;
+  for (i64 j = 0; j < cols; ++j) seed = checksum64(a + j * ld, std::size_t(rows) * sizeof(double), seed);
+  return seed;
+}
+
 void check_residual_source(bool in_place, bool given, const char* routine, const char* arg,
                            const char* how) {
   if (in_place && !given)

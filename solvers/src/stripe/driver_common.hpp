@@ -107,6 +107,13 @@ class store;
 // 2^-k exactly.
 double stored_row_norm(const store& sto, std::int64_t n, std::int64_t row0, std::int64_t rows, int k);
 
+// checksum64 of the rows x cols column-major block a (ld), column by
+// column from `seed` (seed itself for an empty block or a null a): both
+// drivers' check of a replicated right-hand side or of the caller's copy of
+// A against the matrix that was factored.
+std::uint64_t block_checksum(std::int64_t rows, std::int64_t cols, const double* a, std::int64_t ld,
+                             std::uint64_t seed);
+
 // Both drivers' rule for objects factored in place (no copy of A kept):
 // `routine`'s residual needs A again from the caller - `arg`, passed as
 // `how` - exactly when the object was factored in place; invalid_argument

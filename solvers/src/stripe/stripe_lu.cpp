@@ -311,15 +311,6 @@ refine_report stripe_lu::impl::refine(i64 nrhs, const double* b, i64 ldb, double
   return st::refine_loop(n, nrhs, b, ldb, x, ldx, max_refine, ops, opt, store ? &store->counters() : nullptr);
 }
 
-namespace {
-// checksum64 of the n x n column-major matrix a (lda), column by column.
-std::uint64_t matrix_sum(i64 n, const double* a, i64 lda) {
-  std::uint64_t h = 0;
-  for (i64 j = 0; j < n; ++j) h = st::checksum64(a + j * lda, std::size_t(n) * sizeof(double), h);
-  return h;
-}
-}  // namespace
-
 void stripe_lu::impl::check_given(const st::rows_view* given, const char* routine) const {
   st::check_residual_source(in_place, given != nullptr, routine, "a0",
                             "a copy of A (the overload with a0, lda0)");
@@ -328,13 +319,13 @@ void stripe_lu::impl::check_given(const st::rows_view* given, const char* routin
     throw invalid_argument("lda0", "must be >= max(1, n) = " + std::to_string(std::max<i64>(1, n)) +
                                        ", got " + std::to_string(given->lda));
   if (n > 0 && given->a == nullptr) throw invalid_argument("a0", "is null");
-  if (matrix_sum(n, given->a, given->lda) != given_sum)
+  if (st::block_checksum(n, n, given->a, given->lda, 0) != given_sum)
     throw invalid_argument("a0", "is not the matrix that was factored (its checksum differs)");
 }
 
 void stripe_lu::impl::scan_and_scale(const double* a, i64 lda, double* copy_to) {
   std::vector<double> rowsum(std::size_t(n), 0.0);
-  const st::copy_scan c = st::copy_and_scan(n, n, a, lda, copy_to, n, f == a ? nullptr : f, ldf, rowsum.data());
+  const st::copy_scan c = st::copy_and_scan(n, n, a, lda, copy_to, n, in_place ? nullptr : f, ldf, rowsum.data());
   if (c.bad_col >= 0)
     throw invalid_argument("a", "entry (" + std::to_string(c.bad_row) + ", " + std::to_string(c.bad_col) +
                                     ") is not finite");
@@ -388,7 +379,7 @@ stripe_lu stripe_lu::in_place(i64 n, double* a, i64 lda, const stripe_lu_options
   // and the checksum of A as given.
   s.f = a, s.ldf = lda;
   s.in_place = true;
-  s.given_sum = matrix_sum(n, a, lda);  // before the scaling
+  s.given_sum = st::block_checksum(n, n, a, lda, 0);  // before the scaling
   s.scan_and_scale(a, lda, nullptr);
   s.factor(false);
   return lu;
